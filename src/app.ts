@@ -1,0 +1,171 @@
+/**
+ * buildApp wires the HTTP adapter: plugins, error handling, identity, and every module's routes.
+ * It does not listen; server.ts and the tests do.
+ */
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { Logger } from 'pino';
+import type { IncomingMessage } from 'node:http';
+import type { Config } from './config.js';
+import type { Db } from './db/database.js';
+import { createLogger } from './logger.js';
+import { AppError } from './errors.js';
+import type { Api } from './http/api.js';
+import { ok } from './http/envelope.js';
+import { registerErrorHandlers } from './http/error-handler.js';
+import { registerIdentity, requireCaller } from './http/identity.js';
+import { registerJsonBodyParser, registerNulUrlGuard } from './http/json-body.js';
+import { ERRORS, ErrorResponse, Ok } from './http/schemas.js';
+import { createValidatorCompiler } from './http/validation.js';
+import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
+import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/invites.routes.js';
+import { memberRoutes } from './modules/members/members.routes.js';
+import { organizationRoutes } from './modules/organizations/organizations.routes.js';
+import { projectRoutes } from './modules/projects/projects.routes.js';
+import { createServices, type Services } from './services.js';
+import { base32 } from './shared/ids.js';
+import { randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from './shared/clock.js';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  clock?: Clock;
+  /** Overrides the logger (tests capture log lines with it). */
+  logger?: Logger;
+}
+
+const BODY_LIMIT_BYTES = 1024 * 1024;
+/** Longest time a client may take to send a request; slow-loris connections are cut after it. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+const API_DESCRIPTION = `Manage the store-listing metadata of mobile apps on the App Store and Google Play.
+
+Authenticate with an API key: \`Authorization: Bearer amk_...\`. Every response uses the envelope
+\`{"success": true, "data": {...}}\` or \`{"success": false, "error": {"code", "message", "details?"}}\` and carries
+\`X-Request-Id\`. The same routes are served under \`/v1\`.`;
+
+export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Services }> {
+  const { config, db } = deps;
+  const clock = deps.clock ?? systemClock;
+  const services = createServices({ db, clock, config });
+
+  const app = Fastify({
+    loggerInstance: (deps.logger ?? createLogger(config)) as FastifyBaseLogger,
+    genReqId,
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addSchema(ErrorResponse);
+  app.setValidatorCompiler(createValidatorCompiler([ErrorResponse]));
+  registerErrorHandlers(app);
+  registerJsonBodyParser(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  registerNulUrlGuard(app);
+  registerIdentity(app, services.apiKeys);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'appmeta API', version: '1.0.0', description: API_DESCRIPTION },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (amk_...) of a member' },
+        },
+      },
+      tags: [
+        { name: 'projects', description: 'Apps and their store links, sync and push' },
+        { name: 'organization', description: 'The organization, its settings and audit log' },
+        { name: 'members', description: 'Members, roles and invites' },
+        { name: 'api-keys', description: 'API keys of members' },
+        { name: 'dashboard', description: 'Invite links (no API key)' },
+        { name: 'health', description: 'Probes for load balancers' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}` },
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+
+  healthRoutes(app, db);
+
+  for (const path of ['/api/v1/openapi.json', '/v1/openapi.json']) {
+    app.get(path, { schema: { hide: true } }, async () => app.swagger());
+  }
+
+  await app.register(
+    async (api: Api) => {
+      api.addHook('onRequest', requireCaller);
+      versionOneRoutes(api, services);
+    },
+    { prefix: '/api/v1' },
+  );
+  // The same routes again under /v1 (design.md §1), left out of the OpenAPI document.
+  await app.register(
+    async (api: Api) => {
+      api.addHook('onRoute', (route) => {
+        route.schema = { ...route.schema, hide: true };
+      });
+      api.addHook('onRequest', requireCaller);
+      versionOneRoutes(api, services);
+    },
+    { prefix: '/v1' },
+  );
+  await app.register(async (dashboard: Api) => dashboardInviteRoutes(dashboard, services), {
+    prefix: '/api/dashboard',
+  });
+
+  return { app, services };
+}
+
+function versionOneRoutes(api: Api, services: Services): void {
+  projectRoutes(api, services);
+  organizationRoutes(api, services);
+  memberRoutes(api, services);
+  inviteRoutes(api, services);
+  apiKeyRoutes(api, services);
+}
+
+function healthRoutes(app: Api, db: Db): void {
+  app.get('/healthz', {
+    schema: {
+      operationId: 'health.live',
+      tags: ['health'],
+      summary: 'The process is up',
+      response: { 200: Ok(Type.Object({ status: Type.Literal('ok') })) },
+    },
+    handler: async () => ok({ status: 'ok' as const }),
+  });
+  app.get('/readyz', {
+    schema: {
+      operationId: 'health.ready',
+      tags: ['health'],
+      summary: 'The database answers',
+      description: '503 while the database cannot be reached.',
+      response: { 200: Ok(Type.Object({ status: Type.Literal('ready') })), ...ERRORS },
+    },
+    handler: async () => {
+      if (!(await db.ping())) {
+        throw new AppError('INTERNAL_ERROR', 'The database is not reachable', undefined, 503);
+      }
+      return ok({ status: 'ready' as const });
+    },
+  });
+}
+
+const INCOMING_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** Keeps a caller's X-Request-Id when it is a plain token (to trace across services), else makes one. */
+function genReqId(request: IncomingMessage): string {
+  const incoming = request.headers['x-request-id'];
+  if (typeof incoming === 'string' && INCOMING_ID.test(incoming)) return incoming;
+  return `req_${base32(randomBytes(10))}`;
+}

@@ -1,0 +1,132 @@
+/**
+ * Configuration is read from the environment once, at start-up, validated as a whole and frozen
+ * (design.md §2). Every bad variable is reported at once, in one line per variable.
+ */
+import path from 'node:path';
+
+export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly publicUrl: string;
+  readonly database: DatabaseConfig;
+  readonly redisUrl: string | null;
+  /** 32 raw bytes, or null when unset (then generated into ./data/secret.key in SQLite mode). */
+  readonly secretKey: Buffer | null;
+  readonly appstoreApiUrl: string;
+  readonly playApiUrl: string;
+  readonly googleTokenUrl: string;
+  readonly logLevel: LogLevel;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+
+  const port = parsePort(read('PORT') ?? '3000');
+  if (port === null) problems.push(`PORT must be an integer between 0 and 65535 (got "${read('PORT')}")`);
+
+  const host = read('HOST') ?? '127.0.0.1';
+
+  const publicUrlRaw = read('PUBLIC_URL') ?? `http://localhost:${port ?? 3000}`;
+  const publicUrl = parseHttpUrl(publicUrlRaw);
+  if (publicUrl === null) problems.push(`PUBLIC_URL must be an http(s) URL (got "${publicUrlRaw}")`);
+
+  const database = parseDatabaseUrl(read('DATABASE_URL') ?? 'file:./data/appmeta.db');
+  if (typeof database === 'string') problems.push(database);
+
+  const redisUrl = read('REDIS_URL') ?? null;
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
+    problems.push('REDIS_URL must be a redis:// or rediss:// URL');
+  }
+
+  let secretKey: Buffer | null = null;
+  const secretRaw = read('APPMETA_SECRET_KEY');
+  if (secretRaw !== undefined) {
+    secretKey = Buffer.from(secretRaw, 'base64');
+    if (secretKey.length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(secretRaw)) {
+      problems.push('APPMETA_SECRET_KEY must be the base64 encoding of exactly 32 bytes');
+      secretKey = null;
+    }
+  } else if (typeof database !== 'string' && database.kind === 'postgres') {
+    problems.push('APPMETA_SECRET_KEY is required when DATABASE_URL is a PostgreSQL URL');
+  }
+
+  const urls = {
+    appstoreApiUrl: ['APPSTORE_API_URL', 'https://api.appstoreconnect.apple.com'],
+    playApiUrl: ['PLAY_API_URL', 'https://androidpublisher.googleapis.com'],
+    googleTokenUrl: ['GOOGLE_TOKEN_URL', 'https://oauth2.googleapis.com/token'],
+  } as const;
+  const resolvedUrls = {} as Record<keyof typeof urls, string>;
+  for (const [key, [name, fallback]] of Object.entries(urls) as [keyof typeof urls, readonly [string, string]][]) {
+    const parsed = parseHttpUrl(read(name) ?? fallback);
+    if (parsed === null) problems.push(`${name} must be an http(s) URL`);
+    resolvedUrls[key] = parsed ?? fallback;
+  }
+
+  const logLevel = (read('LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return Object.freeze({
+    port: port!,
+    host,
+    publicUrl: publicUrl!,
+    database: database as DatabaseConfig,
+    redisUrl,
+    secretKey,
+    ...resolvedUrls,
+    logLevel,
+  });
+}
+
+function parsePort(raw: string): number | null {
+  if (!/^\d+$/.test(raw)) return null;
+  const port = Number(raw);
+  return port <= 65535 ? port : null;
+}
+
+/** Returns the URL without a trailing slash, or null when it is not http(s). */
+function parseHttpUrl(raw: string): string | null {
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+    return raw.replace(/\/+$/, '');
+  } catch {
+    return null;
+  }
+}
+
+function parseDatabaseUrl(raw: string): DatabaseConfig | string {
+  if (raw.startsWith('file:')) {
+    const file = raw.slice('file:'.length);
+    if (file === '') return 'DATABASE_URL file: needs a path, e.g. file:./data/appmeta.db';
+    return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(file) };
+  }
+  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
+    try {
+      new URL(raw);
+      return { kind: 'postgres', url: raw };
+    } catch {
+      return 'DATABASE_URL is not a valid postgres:// URL';
+    }
+  }
+  return 'DATABASE_URL must start with file: (SQLite) or postgres:// (PostgreSQL)';
+}

@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import type { Database } from './tables.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly dialect: Dialect;
+  /** Answers whether the database answers a trivial query (readiness). */
+  ping(): Promise<boolean>;
+  destroy(): Promise<void>;
+}
+
+/** Longest a single statement may run before PostgreSQL cancels it: part of the request timeout. */
+const STATEMENT_TIMEOUT_MS = 15_000;
+
+export function createDb(config: DatabaseConfig): Db {
+  const kysely = config.kind === 'sqlite' ? createSqlite(config.path) : createPostgres(config.url);
+  return {
+    kysely,
+    dialect: config.kind,
+    async ping() {
+      try {
+        await kysely.selectNoFrom((eb) => eb.val(1).as('one')).execute();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    destroy: () => kysely.destroy(),
+  };
+}
+
+function createSqlite(file: string): Kysely<Database> {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const database = new SqliteDatabase(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('synchronous = NORMAL');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+function createPostgres(url: string): Kysely<Database> {
+  // count(*) and other int8 values arrive as strings by default; our counts fit in a double.
+  pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    connectionTimeoutMillis: 5_000,
+  });
+  // An idle client that loses its connection emits 'error'; without a listener that kills the process.
+  pool.on('error', () => undefined);
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** What repositories take: the database or a transaction of it (a Transaction is a Kysely). */
+export type Executor = Kysely<Database>;

@@ -1,0 +1,24 @@
+import { Migrator, type Migration, type MigrationResultSet } from 'kysely';
+import type { Db } from './database.js';
+import * as createCoreTables from './migrations/2026_11_22_0001_create_core_tables.js';
+
+/** Every migration, in order. Imported statically so that the set is fixed at build time. */
+const MIGRATIONS: Record<string, Migration> = {
+  '2026_11_22_0001_create_core_tables': createCoreTables,
+};
+
+/** Applies pending migrations; throws when one fails so that `appmeta migrate` exits non-zero. */
+export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  const migrator = new Migrator({
+    db: db.kysely,
+    provider: { getMigrations: () => Promise.resolve(MIGRATIONS) },
+  });
+  const result = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed: ${String((result.error as Error).message ?? result.error)}`, {
+      cause: result.error,
+    });
+  }
+  return result;
+}

@@ -1,0 +1,93 @@
+/**
+ * Row types of every table, as Kysely sees them. Timestamps are ISO 8601 strings (UTC, ms, Z) on
+ * both dialects: they sort correctly as text and need no per-dialect conversion. JSON columns are
+ * text, parsed by the repositories' mappers.
+ */
+import type { Generated } from 'kysely';
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  plan: string;
+  settings: string;
+  /** Kept in the same transaction as project inserts/deletes, so list totals and quotas need no count(*). */
+  project_count: Generated<number>;
+  created_at: string;
+}
+
+export interface MembersTable {
+  id: string;
+  organization_id: string;
+  email: string;
+  name: string;
+  role: string;
+  status: string;
+  last_active_at: string | null;
+  joined_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organization_id: string;
+  member_id: string;
+  name: string;
+  /** SHA-256 hex of the whole secret; the secret itself is never stored. */
+  token_hash: string;
+  /** First characters of the secret, so a person can recognise a key in a list. */
+  token_prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface ProjectsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  app_store_app_id: string | null;
+  play_store_package_name: string | null;
+  created_at: string;
+  updated_at: string;
+  last_synced_at: string | null;
+}
+
+export interface InvitesTable {
+  id: string;
+  organization_id: string;
+  email: string;
+  role: string;
+  status: string;
+  invited_by: string | null;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  member_id: string | null;
+}
+
+export interface AuditLogTable {
+  id: string;
+  organization_id: string;
+  actor_member_id: string | null;
+  actor_key_id: string | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  details: string | null;
+  created_at: string;
+}
+
+export interface SystemStateTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  members: MembersTable;
+  api_keys: ApiKeysTable;
+  projects: ProjectsTable;
+  invites: InvitesTable;
+  audit_log: AuditLogTable;
+  system_state: SystemStateTable;
+}

@@ -1,0 +1,43 @@
+/** Schema pieces shared by every route: the envelope, errors, timestamps, pagination. */
+import { Type, type TSchema } from '@sinclair/typebox';
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+
+export const ErrorResponse = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.Object({
+      code: Type.String({ description: 'One of the codes of the error table (design.md §5)' }),
+      message: Type.String(),
+      details: Type.Optional(
+        Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
+          description: 'Present on validation failures: one entry per offending field',
+        }),
+      ),
+    }),
+  },
+  { $id: 'ErrorResponse', description: 'The error envelope' },
+);
+
+const ErrorRef = Type.Ref(ErrorResponse);
+
+/** The success envelope around a route's data. */
+export const Ok = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), data });
+
+/** Error responses every authenticated route can give; routes add their own success codes. */
+export const ERRORS = { '4xx': ErrorRef, '5xx': ErrorRef } as const;
+
+export const MessageResponse = Type.Object({ success: Type.Literal(true), message: Type.String() });
+
+export const IdParam = (name: string, example: string) =>
+  Type.Object({ [name]: Type.String({ maxLength: 100, examples: [example] }) });
+
+export const PageQuery = (maxLimit = 100) =>
+  Type.Object({
+    limit: Type.Integer({ minimum: 1, maximum: maxLimit, default: 20, description: `1..${maxLimit}` }),
+    offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+  });
+
+export const BEARER = [{ bearerAuth: [] }];

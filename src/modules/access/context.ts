@@ -1,0 +1,20 @@
+import type { Logger } from 'pino';
+import type { Role } from './operations.js';
+
+/** Who is calling: the member behind the API key, with that member's role. */
+export interface Principal {
+  readonly memberId: string;
+  readonly role: Role;
+  readonly keyId: string;
+}
+
+/**
+ * The first argument of every service function. REST, MCP and the CLI build the same context,
+ * so a rule written once in a service holds for all of them.
+ */
+export interface RequestContext {
+  readonly organizationId: string;
+  readonly principal: Principal;
+  readonly requestId: string;
+  readonly log: Logger;
+}

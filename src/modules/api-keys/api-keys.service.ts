@@ -1,0 +1,199 @@
+import type { Executor } from '../../db/database.js';
+import { invalidField, notFound, unauthorized } from '../../errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import type { Principal, RequestContext } from '../access/context.js';
+import { authorize, isRole } from '../access/operations.js';
+import { actorOf, OPERATOR, recordAudit, type AuditActor } from '../audit/audit.js';
+import { findMember, findMemberAnywhere } from '../members/members.repository.js';
+import { isPlan, type Plan } from '../organizations/plans.js';
+import { generateSecret, hashSecret, isWellFormedSecret, sameHash, type ApiKey } from './api-key.js';
+import * as keys from './api-keys.repository.js';
+
+/** An authenticated caller: the key's member, role and organization. */
+export interface Caller {
+  organizationId: string;
+  plan: Plan;
+  principal: Principal;
+}
+
+export interface IssuedKey {
+  /** The secret, shown once. */
+  apiKey: string;
+  key: ApiKey;
+}
+
+const KEY_NAME_MAX = 100;
+const MAX_KEY_LIFETIME_MS = 5 * 365 * 24 * 3600 * 1000;
+/** lastActive is written at most this often (design.md §7), so reads do not turn into writes. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+/**
+ * Creates a key for a member inside the caller's transaction; records it in the audit log.
+ * The secret is returned once and only its hash is stored.
+ */
+export async function issueApiKey(
+  db: Executor,
+  args: { organizationId: string; memberId: string; name: string; expiresAt: string | null; actor: AuditActor },
+  now: Date,
+): Promise<IssuedKey> {
+  const { secret, hash, prefix } = generateSecret();
+  const row = {
+    id: newId('key'),
+    organization_id: args.organizationId,
+    member_id: args.memberId,
+    name: args.name,
+    token_hash: hash,
+    token_prefix: prefix,
+    created_at: now.toISOString(),
+    last_used_at: null,
+    expires_at: args.expiresAt,
+    revoked_at: null,
+  };
+  await keys.insertApiKey(db, row);
+  await recordAudit(db, {
+    organizationId: args.organizationId,
+    actor: args.actor,
+    action: 'apiKeys.create',
+    target: { type: 'apiKey', id: row.id },
+    details: { memberId: args.memberId, name: args.name },
+    at: now,
+  });
+  return {
+    apiKey: secret,
+    key: {
+      id: row.id,
+      name: row.name,
+      memberId: row.member_id,
+      prefix,
+      createdAt: row.created_at,
+      lastUsedAt: null,
+      expiresAt: row.expires_at,
+    },
+  };
+}
+
+export function createApiKeysService(deps: { db: Executor; clock: Clock }) {
+  const { db, clock } = deps;
+
+  /** The member whose keys an operation targets: oneself, or (admins only) another member. */
+  async function targetMember(ctx: RequestContext, memberId: string | undefined): Promise<string> {
+    if (memberId === undefined || memberId === ctx.principal.memberId) return ctx.principal.memberId;
+    authorize(ctx, 'apiKeys.manageOthers');
+    const member = await findMember(db, ctx.organizationId, memberId);
+    if (member === undefined) throw notFound('Member');
+    return member.id;
+  }
+
+  return {
+    /**
+     * Resolves an `Authorization` header value to its caller. Every failure — missing, malformed,
+     * unknown, revoked, expired — is the same 401 so that nothing is learnt by probing.
+     */
+    async authenticate(authorization: string | undefined): Promise<Caller> {
+      const match = /^Bearer (\S+)$/i.exec(authorization?.trim() ?? '');
+      const secret = match?.[1];
+      if (secret === undefined || !isWellFormedSecret(secret)) throw unauthorized();
+      const hash = hashSecret(secret);
+      const found = await keys.findActiveKeyByHash(db, hash);
+      const now = clock.now();
+      if (
+        found === undefined ||
+        !sameHash(found.tokenHash, hash) ||
+        found.memberStatus !== 'active' ||
+        !isRole(found.role) ||
+        !isPlan(found.plan) ||
+        (found.expiresAt !== null && found.expiresAt <= now.toISOString())
+      ) {
+        throw unauthorized('The API key is unknown, revoked or expired');
+      }
+      if (found.lastUsedAt === null || now.getTime() - Date.parse(found.lastUsedAt) >= TOUCH_INTERVAL_MS) {
+        await keys.touchKey(db, found.keyId, found.memberId, now.toISOString());
+      }
+      return {
+        organizationId: found.organizationId,
+        plan: found.plan,
+        principal: { memberId: found.memberId, role: found.role, keyId: found.keyId },
+      };
+    },
+
+    async list(ctx: RequestContext, query: { memberId?: string }): Promise<ApiKey[]> {
+      authorize(ctx, 'apiKeys.list');
+      const memberId = await targetMember(ctx, query.memberId);
+      return keys.listActiveKeys(db, ctx.organizationId, memberId);
+    },
+
+    async create(
+      ctx: RequestContext,
+      input: { name?: string; memberId?: string; expiresAt?: string | null },
+    ): Promise<IssuedKey> {
+      authorize(ctx, 'apiKeys.create');
+      const name = (input.name ?? 'API key').trim();
+      if (name.length === 0 || name.length > KEY_NAME_MAX) {
+        throw invalidField('name', `must be 1 to ${KEY_NAME_MAX} characters`);
+      }
+      const now = clock.now();
+      const expiresAt = input.expiresAt ?? null;
+      if (expiresAt !== null) {
+        const at = Date.parse(expiresAt);
+        if (Number.isNaN(at) || at <= now.getTime()) throw invalidField('expiresAt', 'must be a time in the future');
+        if (at - now.getTime() > MAX_KEY_LIFETIME_MS) throw invalidField('expiresAt', 'must be within 5 years');
+      }
+      const memberId = await targetMember(ctx, input.memberId);
+      return db.transaction().execute((trx) =>
+        issueApiKey(
+          trx,
+          {
+            organizationId: ctx.organizationId,
+            memberId,
+            name,
+            expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString(),
+            actor: actorOf(ctx),
+          },
+          now,
+        ),
+      );
+    },
+
+    /** Revokes a key at once: its next request is 401. Another member's key needs the admin role. */
+    async revoke(ctx: RequestContext, keyId: string): Promise<void> {
+      authorize(ctx, 'apiKeys.revoke');
+      const key = await keys.findActiveKey(db, ctx.organizationId, keyId);
+      if (key === undefined) throw notFound('API key');
+      if (key.memberId !== ctx.principal.memberId) authorize(ctx, 'apiKeys.manageOthers');
+      const now = clock.now();
+      await db.transaction().execute(async (trx) => {
+        if (!(await keys.revokeKey(trx, ctx.organizationId, keyId, now.toISOString()))) throw notFound('API key');
+        await recordAudit(trx, {
+          organizationId: ctx.organizationId,
+          actor: actorOf(ctx),
+          action: 'apiKeys.revoke',
+          target: { type: 'apiKey', id: keyId },
+          details: { memberId: key.memberId },
+          at: now,
+        });
+      });
+    },
+  };
+}
+
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;
+
+/** Operator: `appmeta key create`. A new key for any member, recorded as done by the operator. */
+export async function issueKeyByOperator(
+  db: Executor,
+  clock: Clock,
+  input: { memberId: string; name?: string },
+): Promise<IssuedKey> {
+  const name = (input.name ?? 'CLI key').trim();
+  if (name.length === 0 || name.length > KEY_NAME_MAX) throw invalidField('name', `must be 1 to ${KEY_NAME_MAX} characters`);
+  return db.transaction().execute(async (trx) => {
+    const member = await findMemberAnywhere(trx, input.memberId);
+    if (member === undefined) throw notFound('Member');
+    return issueApiKey(
+      trx,
+      { organizationId: member.organization_id, memberId: member.id, name, expiresAt: null, actor: OPERATOR },
+      clock.now(),
+    );
+  });
+}

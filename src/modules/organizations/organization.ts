@@ -1,0 +1,76 @@
+import { invalidField } from '../../errors.js';
+import { isCommonLocale } from '../stores/locales.js';
+import type { Plan } from './plans.js';
+
+export interface OrganizationSettings {
+  defaultLocale: string;
+  requireApproval: boolean;
+  allowedDomains: string[];
+}
+
+export interface Organization {
+  id: string;
+  name: string;
+  plan: Plan;
+  memberCount: number;
+  settings: OrganizationSettings;
+  createdAt: string;
+}
+
+export const DEFAULT_SETTINGS: OrganizationSettings = Object.freeze({
+  defaultLocale: 'en-US',
+  requireApproval: false,
+  allowedDomains: [],
+});
+
+const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS) as (keyof OrganizationSettings)[];
+
+// A DNS name of at least two labels: what may follow the @ of an address we accept.
+const DOMAIN_PATTERN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+export const isEmailDomain = (domain: string): boolean => DOMAIN_PATTERN.test(domain);
+
+export const NAME_MAX = 200;
+
+/** Trims and checks an organization or project display name (design.md §7: 1..200 after trimming). */
+export function normalizeName(field: string, raw: string): string {
+  const name = raw.trim();
+  if (name.length === 0) throw invalidField(field, 'must not be empty');
+  if ([...name].length > NAME_MAX) throw invalidField(field, `must be at most ${NAME_MAX} characters`);
+  return name;
+}
+
+/**
+ * Merges a settings patch into the current settings (design.md §7): only the keys given change,
+ * unknown keys are 400, domains are lower-cased and de-duplicated.
+ */
+export function mergeSettings(current: OrganizationSettings, patch: Record<string, unknown>): OrganizationSettings {
+  const next: OrganizationSettings = { ...current, allowedDomains: [...current.allowedDomains] };
+  for (const [key, value] of Object.entries(patch)) {
+    const field = `settings.${key}`;
+    if (!SETTING_KEYS.includes(key as keyof OrganizationSettings)) throw invalidField(field, 'unknown setting');
+    if (key === 'defaultLocale') {
+      if (typeof value !== 'string' || !isCommonLocale(value)) {
+        throw invalidField(field, 'must be a locale code that both stores accept, e.g. en-US, de-DE, fr-FR');
+      }
+      next.defaultLocale = value;
+    } else if (key === 'requireApproval') {
+      if (typeof value !== 'boolean') throw invalidField(field, 'must be a boolean');
+      next.requireApproval = value;
+    } else {
+      if (!Array.isArray(value) || !value.every((d) => typeof d === 'string')) {
+        throw invalidField(field, 'must be an array of e-mail domains');
+      }
+      const domains = [...new Set(value.map((d: string) => d.trim().toLowerCase()))];
+      const bad = domains.find((d) => !isEmailDomain(d));
+      if (bad !== undefined) throw invalidField(field, `"${bad}" is not an e-mail domain such as example.com`);
+      next.allowedDomains = domains;
+    }
+  }
+  return next;
+}
+
+/** Reads stored settings, filling keys added after the row was written. */
+export function parseSettings(json: string): OrganizationSettings {
+  return { ...DEFAULT_SETTINGS, ...(JSON.parse(json) as Partial<OrganizationSettings>) };
+}

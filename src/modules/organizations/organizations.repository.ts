@@ -1,0 +1,60 @@
+import type { Executor } from '../../db/database.js';
+import type { OrganizationsTable } from '../../db/tables.js';
+
+export type OrganizationRow = Omit<OrganizationsTable, 'project_count'> & { project_count: number };
+
+export async function insertOrganization(db: Executor, row: Omit<OrganizationRow, 'project_count'>) {
+  await db.insertInto('organizations').values(row).execute();
+}
+
+export async function findOrganization(db: Executor, id: string): Promise<OrganizationRow | undefined> {
+  return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function countOrganizations(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('organizations')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function updateOrganization(
+  db: Executor,
+  id: string,
+  changes: Partial<Pick<OrganizationRow, 'name' | 'settings' | 'plan'>>,
+): Promise<boolean> {
+  const result = await db.updateTable('organizations').set(changes).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Takes the organization's row lock for the rest of the transaction (a no-op update works on both
+ * dialects; SQLite transactions are serialized anyway). Used where a rule reads then writes
+ * several rows: seats, the last admin.
+ */
+export async function lockOrganization(db: Executor, id: string): Promise<void> {
+  await db.updateTable('organizations').set((eb) => ({ name: eb.ref('name') })).where('id', '=', id).execute();
+}
+
+/**
+ * Adds one project to the organization's count unless that would pass `limit`. A single
+ * conditional UPDATE, so concurrent creates cannot overshoot the quota.
+ */
+export async function reserveProjectSlot(db: Executor, id: string, limit: number | null): Promise<boolean> {
+  let query = db
+    .updateTable('organizations')
+    .set((eb) => ({ project_count: eb('project_count', '+', 1) }))
+    .where('id', '=', id);
+  if (limit !== null) query = query.where('project_count', '<', limit);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function releaseProjectSlot(db: Executor, id: string): Promise<void> {
+  await db
+    .updateTable('organizations')
+    .set((eb) => ({ project_count: eb('project_count', '-', 1) }))
+    .where('id', '=', id)
+    .execute();
+}

@@ -1,0 +1,58 @@
+import { Type } from '@sinclair/typebox';
+import { Ok, Nullable, Timestamp } from '../../http/schemas.js';
+import { NAME_MAX } from './organization.js';
+import { PLAN_NAMES } from './plans.js';
+
+export const Settings = Type.Object({
+  defaultLocale: Type.String({ description: 'A locale code both stores accept', examples: ['en-US'] }),
+  requireApproval: Type.Boolean(),
+  allowedDomains: Type.Array(Type.String(), { description: 'E-mail domains that invites may go to; empty = any' }),
+});
+
+export const Organization = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  plan: Type.Union(PLAN_NAMES.map((plan) => Type.Literal(plan))),
+  memberCount: Type.Integer(),
+  settings: Settings,
+  createdAt: Timestamp,
+});
+
+export const GetOrganizationResponse = Ok(Organization);
+
+export const UpdateOrganizationBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX * 2 })),
+    settings: Type.Optional(
+      Type.Object(
+        {
+          defaultLocale: Type.Optional(Type.String({ maxLength: 20 })),
+          requireApproval: Type.Optional(Type.Boolean()),
+          allowedDomains: Type.Optional(Type.Array(Type.String({ maxLength: 253 }), { maxItems: 100 })),
+        },
+        { additionalProperties: false, description: 'Merged into the current settings; unknown keys are 400' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateOrganizationResponse = Ok(Type.Object({ id: Type.String(), name: Type.String(), settings: Settings }));
+
+export const AuditLogResponse = Ok(
+  Type.Object({
+    entries: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        actor: Type.Object({ memberId: Nullable(Type.String()), keyId: Nullable(Type.String()) }),
+        action: Type.String({ description: 'The operation id, e.g. members.updateRole' }),
+        target: Type.Object({ type: Type.String(), id: Type.String() }),
+        details: Nullable(Type.Record(Type.String(), Type.Unknown())),
+        createdAt: Timestamp,
+      }),
+    ),
+    total: Type.Integer(),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  }),
+);

@@ -1,0 +1,13 @@
+/** Plans of design.md §8. `null` means unlimited. */
+export const PLANS = {
+  free: { requestsPerMinute: 100, projects: 3, seats: 5 },
+  pro: { requestsPerMinute: 1_000, projects: 50, seats: 50 },
+  enterprise: { requestsPerMinute: 10_000, projects: null, seats: null },
+} as const satisfies Record<string, { requestsPerMinute: number; projects: number | null; seats: number | null }>;
+
+export type Plan = keyof typeof PLANS;
+export const PLAN_NAMES = Object.keys(PLANS) as Plan[];
+export const isPlan = (value: string): value is Plan => value in PLANS;
+
+/** Rate of callers without a valid key (per client IP): the free plan's, so key guessing is throttled. */
+export const ANONYMOUS_REQUESTS_PER_MINUTE = PLANS.free.requestsPerMinute;

@@ -1,0 +1,54 @@
+import { invalidField } from '../../errors.js';
+import { normalizeName } from '../organizations/organization.js';
+
+export interface Project {
+  id: string;
+  name: string;
+  appStoreAppId: string | null;
+  playStorePackageName: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ProjectMetadata {
+  /** Sorted union of the locales that have a listing in either store. */
+  locales: string[];
+  /** Last sync that reached at least one store. */
+  lastSyncedAt: string | null;
+}
+
+export interface ProjectWithMetadata extends Project {
+  metadata: ProjectMetadata;
+}
+
+/** Apple's numeric app id (the "Apple ID" of App Store Connect). */
+export const APP_STORE_APP_ID_PATTERN = /^[0-9]{1,20}$/;
+/** A Java package name, as Google Play requires for an application id (design.md §7). */
+export const PACKAGE_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_]*(\.[a-zA-Z][a-zA-Z0-9_]*)+$/;
+export const PACKAGE_NAME_MAX = 150;
+
+export interface ProjectInput {
+  name?: string;
+  appStoreAppId?: string | null;
+  playStorePackageName?: string | null;
+}
+
+/** Checks and normalizes the fields present in a create or update (design.md §7). */
+export function normalizeProjectInput(input: ProjectInput): ProjectInput {
+  const out: ProjectInput = {};
+  if (input.name !== undefined) out.name = normalizeName('name', input.name);
+  if (input.appStoreAppId !== undefined) {
+    if (input.appStoreAppId !== null && !APP_STORE_APP_ID_PATTERN.test(input.appStoreAppId)) {
+      throw invalidField('appStoreAppId', 'must be the numeric App Store app id (digits only)');
+    }
+    out.appStoreAppId = input.appStoreAppId;
+  }
+  if (input.playStorePackageName !== undefined) {
+    const pkg = input.playStorePackageName;
+    if (pkg !== null && (pkg.length > PACKAGE_NAME_MAX || !PACKAGE_NAME_PATTERN.test(pkg))) {
+      throw invalidField('playStorePackageName', 'must be a package name such as com.example.app');
+    }
+    out.playStorePackageName = pkg;
+  }
+  return out;
+}

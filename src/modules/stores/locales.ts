@@ -1,0 +1,63 @@
+/**
+ * Locale codes of both stores, exactly as each store spells them (stores.md §4). Codes stay
+ * store-native; the mapping below is explicit, not algorithmic, because it is many-to-one in places.
+ */
+export const STORES = ['appstore', 'playstore'] as const;
+export type Store = (typeof STORES)[number];
+
+/** Apple's 50 codes (case-sensitive). */
+export const APPSTORE_LOCALES: ReadonlySet<string> = new Set(
+  (
+    'ar-SA bn-BD ca cs da de-DE el en-AU en-CA en-GB en-US es-ES es-MX fi fr-CA fr-FR gu-IN he hi hr hu id it ja ' +
+    'kn-IN ko ml-IN mr-IN ms nl-NL no or-IN pa-IN pl pt-BR pt-PT ro ru sk sl-SI sv ta-IN te-IN th tr uk ur-PK vi ' +
+    'zh-Hans zh-Hant'
+  ).split(' '),
+);
+
+/** Google Play's 87 codes. */
+export const PLAYSTORE_LOCALES: ReadonlySet<string> = new Set(
+  (
+    'af am ar az-AZ be bg bn-BD ca cs-CZ da-DK de-DE el-GR en-AU en-CA en-GB en-IN en-SG en-US en-ZA es-419 es-ES ' +
+    'es-US et eu-ES fa fa-AE fa-AF fa-IR fi-FI fil fr-CA fr-FR gl-ES gu hi-IN hr hu-HU hy-AM id is-IS it-IT iw-IL ' +
+    'ja-JP ka-GE kk km-KH kn-IN ko-KR ky-KG lo-LA lt lv mk-MK ml-IN mn-MN mr-IN ms ms-MY my-MM ne-NP nl-NL no-NO pa ' +
+    'pl-PL pt-BR pt-PT rm ro ru-RU si-LK sk sl sq sr sv-SE sw ta-IN te-IN th tr-TR uk ur vi zh-CN zh-HK zh-TW zu'
+  ).split(' '),
+);
+
+export const STORE_LOCALES: Record<Store, ReadonlySet<string>> = {
+  appstore: APPSTORE_LOCALES,
+  playstore: PLAYSTORE_LOCALES,
+};
+
+export const isStoreLocale = (store: Store, locale: string): boolean => STORE_LOCALES[store].has(locale);
+
+/** Codes that both stores accept as written (26 of them): what an organization's default locale may be. */
+export const isCommonLocale = (locale: string): boolean =>
+  APPSTORE_LOCALES.has(locale) && PLAYSTORE_LOCALES.has(locale);
+
+/** Apple code → the Google code for the same language, where they differ (stores.md §4). */
+export const APPSTORE_TO_PLAYSTORE: Readonly<Record<string, string>> = {
+  'ar-SA': 'ar',
+  cs: 'cs-CZ',
+  da: 'da-DK',
+  el: 'el-GR',
+  'es-MX': 'es-419',
+  fi: 'fi-FI',
+  'gu-IN': 'gu',
+  he: 'iw-IL',
+  hi: 'hi-IN',
+  hu: 'hu-HU',
+  it: 'it-IT',
+  ja: 'ja-JP',
+  ko: 'ko-KR',
+  no: 'no-NO',
+  'pa-IN': 'pa',
+  pl: 'pl-PL',
+  ru: 'ru-RU',
+  'sl-SI': 'sl',
+  sv: 'sv-SE',
+  tr: 'tr-TR',
+  'ur-PK': 'ur',
+  'zh-Hans': 'zh-CN',
+  'zh-Hant': 'zh-TW',
+};

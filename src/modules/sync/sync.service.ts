@@ -1,0 +1,70 @@
+import type { RequestContext } from '../access/context.js';
+import { authorize } from '../access/operations.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import { toProject } from '../projects/projects.repository.js';
+import { STORES, type Store } from '../stores/locales.js';
+import {
+  normalizeLocaleFilter,
+  notLinked,
+  selectStores,
+  STORE_LABEL,
+  type OutcomeError,
+  type PushResult,
+  type StoreSelection,
+  type SyncResult,
+} from './sync.js';
+
+/**
+ * Sync and push of a project's listings. No store credentials can be set yet, so every linked
+ * store answers STORE_NOT_CONFIGURED: the true outcome until credentials and connectors exist.
+ */
+export function createSyncService(deps: { projects: ProjectsService }) {
+  const { projects } = deps;
+
+  const notConfigured = (store: Store): OutcomeError => ({
+    code: 'STORE_NOT_CONFIGURED',
+    message: `No ${STORE_LABEL[store]} credentials are set for this organization`,
+  });
+
+  /** Outcome per store: an error for stores not run, or the result of running one. */
+  function outcomes(project: ReturnType<typeof toProject>, selected: Store[]): Record<Store, OutcomeError> {
+    const byStore = {} as Record<Store, OutcomeError>;
+    for (const store of STORES) {
+      byStore[store] = selected.includes(store) ? notConfigured(store) : notLinked(project, store);
+    }
+    return byStore;
+  }
+
+  return {
+    async sync(ctx: RequestContext, projectId: string, input: { store?: StoreSelection }): Promise<SyncResult> {
+      authorize(ctx, 'projects.sync');
+      const project = toProject(await projects.requireRow(ctx, projectId));
+      const stores = selectStores(project, input.store ?? 'both');
+      const errors = outcomes(project, stores);
+      return {
+        syncedLocales: [],
+        appStore: { synced: false, locales: 0, error: errors.appstore },
+        playStore: { synced: false, locales: 0, error: errors.playstore },
+      };
+    },
+
+    async push(
+      ctx: RequestContext,
+      projectId: string,
+      input: { store?: StoreSelection; locales?: string[] },
+    ): Promise<PushResult> {
+      authorize(ctx, 'projects.push');
+      const project = toProject(await projects.requireRow(ctx, projectId));
+      const stores = selectStores(project, input.store ?? 'both');
+      normalizeLocaleFilter(input.locales, stores);
+      const errors = outcomes(project, stores);
+      return {
+        pushedLocales: [],
+        appStore: { pushed: false, locales: 0, error: errors.appstore },
+        playStore: { pushed: false, locales: 0, error: errors.playstore },
+      };
+    },
+  };
+}
+
+export type SyncService = ReturnType<typeof createSyncService>;

@@ -1,0 +1,75 @@
+import { invalidField } from '../../errors.js';
+import type { Project } from '../projects/project.js';
+import { isStoreLocale, STORES, type Store } from '../stores/locales.js';
+
+export type StoreSelection = Store | 'both';
+
+export interface OutcomeError {
+  /** STORE_NOT_LINKED, STORE_NOT_CONFIGURED, or a store-side failure code. */
+  code: string;
+  message: string;
+}
+
+export interface SyncOutcome {
+  synced: boolean;
+  locales: number;
+  error?: OutcomeError;
+}
+
+export interface PushOutcome {
+  pushed: boolean;
+  locales: number;
+  error?: OutcomeError;
+}
+
+export interface SyncResult {
+  syncedLocales: string[];
+  appStore: SyncOutcome;
+  playStore: SyncOutcome;
+}
+
+export interface PushResult {
+  pushedLocales: string[];
+  appStore: PushOutcome;
+  playStore: PushOutcome;
+}
+
+export const STORE_LABEL: Record<Store, string> = { appstore: 'App Store', playstore: 'Google Play' };
+const IDENTIFIER: Record<Store, keyof Project> = { appstore: 'appStoreAppId', playstore: 'playStorePackageName' };
+
+export const isLinked = (project: Project, store: Store): boolean => project[IDENTIFIER[store]] !== null;
+
+/**
+ * The stores an operation runs on. Naming a store the project has no identifier for is 400
+ * (design.md §9); `both` runs on the linked ones and is 400 only when none is linked.
+ */
+export function selectStores(project: Project, selection: StoreSelection): Store[] {
+  if (selection !== 'both') {
+    if (!isLinked(project, selection)) {
+      throw invalidField('store', `the project has no ${IDENTIFIER[selection]}; set it with PATCH /projects/:projectId`);
+    }
+    return [selection];
+  }
+  const linked = STORES.filter((store) => isLinked(project, store));
+  if (linked.length === 0) {
+    throw invalidField('store', 'the project is linked to no store; set appStoreAppId or playStorePackageName first');
+  }
+  return linked;
+}
+
+/** The outcome for a store that was not part of the run. */
+export const notLinked = (project: Project, store: Store): OutcomeError => ({
+  code: 'STORE_NOT_LINKED',
+  message: `The project has no ${IDENTIFIER[store]}`,
+});
+
+/** Checks a push's locale filter: each code must be valid in at least one of the selected stores. */
+export function normalizeLocaleFilter(locales: string[] | undefined, stores: Store[]): string[] | undefined {
+  if (locales === undefined) return undefined;
+  locales.forEach((locale, index) => {
+    if (!stores.some((store) => isStoreLocale(store, locale))) {
+      throw invalidField(`locales[${index}]`, `"${locale}" is not a locale code of ${stores.map((s) => STORE_LABEL[s]).join(' or ')}`);
+    }
+  });
+  return [...new Set(locales)];
+}

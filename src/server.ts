@@ -1,0 +1,79 @@
+/**
+ * `appmeta serve`: configuration → database → migrations → first-start organization → HTTP.
+ * SIGTERM/SIGINT stop accepting connections, let in-flight requests finish, then close the database.
+ */
+import type { Logger } from 'pino';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { createDb, type Db } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import type { Api } from './http/api.js';
+import { createLogger } from './logger.js';
+
+/** Longest a shutdown waits for in-flight requests before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface RunningServer {
+  app: Api;
+  db: Db;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startServer(
+  config: Config,
+  options: { logger?: Logger; print?: (line: string) => void } = {},
+): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(config);
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const db = createDb(config.database);
+  try {
+    await migrateToLatest(db);
+    const { app, services } = await buildApp({ config, db, logger });
+    const created = await services.organizations.ensureDefaultOrganization();
+    if (created !== null) {
+      print('');
+      print(`Created the organization "${created.organization.name}" (${created.organization.id}) with an admin.`);
+      print(`Admin API key (shown once, store it now): ${created.apiKey}`);
+      print(`Use it as: curl -H "Authorization: Bearer ${created.apiKey}" ${config.publicUrl}/api/v1/projects`);
+      print('');
+    }
+    const url = await app.listen({ port: config.port, host: config.host });
+    logger.info({ url, database: config.database.kind }, 'appmeta is listening');
+    let stopping: Promise<void> | null = null;
+    const stop = () => {
+      stopping ??= (async () => {
+        logger.info('shutting down: finishing in-flight requests');
+        await app.close();
+        await db.destroy();
+        logger.info('stopped');
+        logger.flush();
+      })();
+      return stopping;
+    };
+    return { app, db, url, stop };
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+}
+
+/** Stops the server on SIGTERM/SIGINT; exits non-zero if in-flight work outlives the grace period. */
+export function stopOnSignals(server: RunningServer, logger: Logger): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'signal received');
+    setTimeout(() => {
+      logger.error('in-flight requests did not finish in time; exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
+    server.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}

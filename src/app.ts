@@ -18,7 +18,9 @@ import { ok } from './http/envelope.js';
 import { registerErrorHandlers } from './http/error-handler.js';
 import { registerIdentity, requireCaller } from './http/identity.js';
 import { registerJsonBodyParser, registerNulUrlGuard } from './http/json-body.js';
-import { ERRORS, ErrorResponse, Ok } from './http/schemas.js';
+import { registerRateLimit } from './http/rate-limit.js';
+import { createRateLimiter, type RateLimiter } from './modules/rate-limits/rate-limiter.js';
+import { ERRORS, ErrorResponse, Ok, PUBLIC } from './http/schemas.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/invites.routes.js';
@@ -36,6 +38,8 @@ export interface AppDeps {
   clock?: Clock;
   /** Overrides the logger (tests capture log lines with it). */
   logger?: Logger;
+  /** Shares one limiter between several apps of a test; by default made from config.redisUrl. */
+  rateLimiter?: RateLimiter;
 }
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -52,9 +56,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
   const { config, db } = deps;
   const clock = deps.clock ?? systemClock;
   const services = createServices({ db, clock, config });
+  const logger = deps.logger ?? createLogger(config);
+  const rateLimiter = deps.rateLimiter ?? createRateLimiter({ redisUrl: config.redisUrl, log: logger });
 
   const app = Fastify({
-    loggerInstance: (deps.logger ?? createLogger(config)) as FastifyBaseLogger,
+    loggerInstance: logger as FastifyBaseLogger,
     genReqId,
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
@@ -71,6 +77,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
   });
   registerNulUrlGuard(app);
   registerIdentity(app, services.apiKeys);
+  registerRateLimit(app, rateLimiter);
+  if (deps.rateLimiter === undefined) app.addHook('onClose', () => rateLimiter.close());
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -96,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
   healthRoutes(app, db);
+  metricsRoute(app, rateLimiter);
 
   for (const path of ['/api/v1/openapi.json', '/v1/openapi.json']) {
     app.get(path, { schema: { hide: true } }, async () => app.swagger());
@@ -139,6 +148,7 @@ function healthRoutes(app: Api, db: Db): void {
     schema: {
       operationId: 'health.live',
       tags: ['health'],
+      security: PUBLIC,
       summary: 'The process is up',
       response: { 200: Ok(Type.Object({ status: Type.Literal('ok') })) },
     },
@@ -148,6 +158,7 @@ function healthRoutes(app: Api, db: Db): void {
     schema: {
       operationId: 'health.ready',
       tags: ['health'],
+      security: PUBLIC,
       summary: 'The database answers',
       description: '503 while the database cannot be reached.',
       response: { 200: Ok(Type.Object({ status: Type.Literal('ready') })), ...ERRORS },
@@ -158,6 +169,21 @@ function healthRoutes(app: Api, db: Db): void {
       }
       return ok({ status: 'ready' as const });
     },
+  });
+}
+
+/** Prometheus text exposition of the few counters an operator alerts on. */
+function metricsRoute(app: Api, rateLimiter: RateLimiter): void {
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    const lines = [
+      '# HELP appmeta_rate_limit_store_errors_total Requests served uncounted because the rate-limit store failed.',
+      '# TYPE appmeta_rate_limit_store_errors_total counter',
+      `appmeta_rate_limit_store_errors_total ${rateLimiter.metrics.storeErrors}`,
+      '# HELP appmeta_rate_limited_requests_total Requests refused with 429.',
+      '# TYPE appmeta_rate_limited_requests_total counter',
+      `appmeta_rate_limited_requests_total ${rateLimiter.metrics.limited}`,
+    ];
+    return reply.type('text/plain; version=0.0.4').send(`${lines.join('\n')}\n`);
   });
 }
 

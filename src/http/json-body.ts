@@ -7,7 +7,8 @@ import { AppError, invalidField } from '../errors.js';
  * PostgreSQL cannot store it (design.md §5).
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
-  app.removeContentTypeParser('application/json');
+  // JSON only: any other content type (text/plain, forms...) is 415.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);

@@ -41,3 +41,9 @@ export const PageQuery = (maxLimit = 100) =>
   });
 
 export const BEARER = [{ bearerAuth: [] }];
+/** Routes that need no API key say so explicitly. */
+export const PUBLIC: [] = [];
+
+/** A string enum as one JSON-schema `enum` (clearer errors and docs than a union of literals). */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Api } from '../../http/api.js';
 import { ok } from '../../http/envelope.js';
 import { contextOf } from '../../http/identity.js';
-import { BEARER, ERRORS, Nullable, Ok, Timestamp } from '../../http/schemas.js';
+import { BEARER, ERRORS, Nullable, Ok, PUBLIC, Timestamp } from '../../http/schemas.js';
 import { NAME_MAX } from '../organizations/organization.js';
 import { MemberSchema, RoleSchema } from '../members/members.routes.js';
 import { ApiKeySchema } from '../api-keys/api-keys.routes.js';
@@ -104,6 +104,7 @@ export function dashboardInviteRoutes(app: Api, services: { invites: InvitesServ
     schema: {
       operationId: 'dashboard.invites.get',
       tags: ['dashboard'],
+      security: PUBLIC,
       summary: 'Show an invite',
       description: '404 for an unknown, used or revoked invite; 400 for an expired one.',
       params: InviteParams,
@@ -127,6 +128,7 @@ export function dashboardInviteRoutes(app: Api, services: { invites: InvitesServ
     schema: {
       operationId: 'dashboard.invites.accept',
       tags: ['dashboard'],
+      security: PUBLIC,
       summary: 'Accept an invite',
       description: 'Creates the member and its first API key, shown once in `apiKey`.',
       params: InviteParams,

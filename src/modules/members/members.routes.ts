@@ -2,12 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { Api } from '../../http/api.js';
 import { message, ok } from '../../http/envelope.js';
 import { contextOf } from '../../http/identity.js';
-import { BEARER, ERRORS, MessageResponse, Nullable, Ok, Timestamp } from '../../http/schemas.js';
+import { BEARER, ERRORS, MessageResponse, Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
 import { ROLES } from '../access/operations.js';
 import type { MembersService } from './members.service.js';
 
 const tags = ['members'];
-export const RoleSchema = Type.Union(ROLES.map((role) => Type.Literal(role)));
+export const RoleSchema = StringEnum(ROLES);
 
 export const MemberSchema = Type.Object({
   id: Type.String(),

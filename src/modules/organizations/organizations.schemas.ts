@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Ok, Nullable, Timestamp } from '../../http/schemas.js';
+import { Ok, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 import { NAME_MAX } from './organization.js';
 import { PLAN_NAMES } from './plans.js';
 
@@ -12,7 +12,7 @@ export const Settings = Type.Object({
 export const Organization = Type.Object({
   id: Type.String(),
   name: Type.String(),
-  plan: Type.Union(PLAN_NAMES.map((plan) => Type.Literal(plan))),
+  plan: StringEnum(PLAN_NAMES),
   memberCount: Type.Integer(),
   settings: Settings,
   createdAt: Timestamp,

@@ -6,7 +6,7 @@ export const PLANS = {
 } as const satisfies Record<string, { requestsPerMinute: number; projects: number | null; seats: number | null }>;
 
 export type Plan = keyof typeof PLANS;
-export const PLAN_NAMES = Object.keys(PLANS) as Plan[];
+export const PLAN_NAMES = ['free', 'pro', 'enterprise'] as const satisfies readonly Plan[];
 export const isPlan = (value: string): value is Plan => value in PLANS;
 
 /** Rate of callers without a valid key (per client IP): the free plan's, so key guessing is throttled. */

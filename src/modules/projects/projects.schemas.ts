@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, Ok, Timestamp } from '../../http/schemas.js';
+import { Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
 import { NAME_MAX } from '../organizations/organization.js';
 import { APP_STORE_APP_ID_PATTERN, PACKAGE_NAME_MAX, PACKAGE_NAME_PATTERN } from './project.js';
 
@@ -65,9 +65,7 @@ export const UpdateProjectResponse = Ok(
 
 export const DeleteProjectResponse = Ok(Type.Object({ deleted: Type.Boolean() }));
 
-const StoreSelection = Type.Union([Type.Literal('appstore'), Type.Literal('playstore'), Type.Literal('both')], {
-  default: 'both',
-});
+const StoreSelection = StringEnum(['appstore', 'playstore', 'both'], { default: 'both' });
 const OutcomeError = Type.Object({ code: Type.String(), message: Type.String() });
 
 export const SyncBody = Type.Object({ store: Type.Optional(StoreSelection) }, { additionalProperties: false });

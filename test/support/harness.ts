@@ -1,0 +1,176 @@
+/**
+ * Starts the real app on a fresh database of the run's dialect and drives it over HTTP (Fastify
+ * inject). Test data is made through the real services and routes (`given`), never seeded.
+ */
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createDb, type Db } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import type { Api } from '../../src/http/api.js';
+import { createRateLimiter, type RateLimiter } from '../../src/modules/rate-limits/rate-limiter.js';
+import type { Services } from '../../src/services.js';
+import type { Clock } from '../../src/shared/clock.js';
+import { createTestDatabase, testDialect, testRedisUrl, type TestDatabase } from './databases.js';
+
+export interface Response<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: T;
+}
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface Client {
+  request<T = any>(method: Method, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response<T>>;
+  get<T = any>(path: string): Promise<Response<T>>;
+  post<T = any>(path: string, body?: unknown): Promise<Response<T>>;
+  patch<T = any>(path: string, body?: unknown): Promise<Response<T>>;
+  delete<T = any>(path: string): Promise<Response<T>>;
+}
+
+export interface Actor {
+  id: string;
+  email: string;
+  role: 'admin' | 'member' | 'viewer';
+  apiKey: string;
+  api: Client;
+}
+
+export interface TestOrganization {
+  id: string;
+  admin: Actor;
+}
+
+export interface Harness {
+  app: Api;
+  services: Services;
+  config: Config;
+  db: Db;
+  dialect: 'sqlite' | 'postgres';
+  databaseUrl: string;
+  rateLimiter: RateLimiter;
+  /** A client that sends this key (or none). */
+  client(apiKey?: string, extraHeaders?: Record<string, string>): Client;
+  given: {
+    organization(options?: { plan?: 'free' | 'pro' | 'enterprise'; name?: string }): Promise<TestOrganization>;
+    member(org: TestOrganization, role: 'admin' | 'member' | 'viewer', email?: string): Promise<Actor>;
+    project(actor: Actor, body?: Record<string, unknown>): Promise<{ id: string }>;
+  };
+  close(): Promise<void>;
+}
+
+export const TEST_SECRET_KEY = randomBytes(32).toString('base64');
+
+export async function startHarness(
+  options: { clock?: Clock; env?: Record<string, string>; database?: TestDatabase } = {},
+): Promise<Harness> {
+  const database = options.database ?? (await createTestDatabase());
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    APPMETA_SECRET_KEY: TEST_SECRET_KEY,
+    PUBLIC_URL: 'http://appmeta.test',
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  const db = createDb(config.database);
+  await migrateToLatest(db);
+  const logger = pino({ level: 'silent' });
+  // Each harness counts in its own Redis namespace, so parallel files and runs never share budgets.
+  const rateLimiter = createRateLimiter({
+    redisUrl: testRedisUrl(),
+    log: logger,
+    keyPrefix: `appmeta:test:${randomBytes(6).toString('hex')}`,
+  });
+  const { app, services } = await buildApp({ config, db, logger, rateLimiter, ...(options.clock && { clock: options.clock }) });
+  await app.ready();
+
+  const client = (apiKey?: string, extraHeaders: Record<string, string> = {}): Client => {
+    const request = async (method: Method, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const response = await app.inject({
+        method,
+        url: path,
+        headers: {
+          ...(apiKey !== undefined && { authorization: `Bearer ${apiKey}` }),
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+          ...extraHeaders,
+          ...headers,
+        },
+        ...(body !== undefined && { payload: JSON.stringify(body) }),
+      });
+      const text = response.body;
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON (docs page, metrics)
+      }
+      return { status: response.statusCode, headers: response.headers, body: parsed as any };
+    };
+    return {
+      request,
+      get: (path) => request('GET', path),
+      post: (path, body) => request('POST', path, body),
+      patch: (path, body) => request('PATCH', path, body),
+      delete: (path) => request('DELETE', path),
+    };
+  };
+
+  const actor = (member: { id: string; email: string; role: string }, apiKey: string): Actor => ({
+    id: member.id,
+    email: member.email,
+    role: member.role as Actor['role'],
+    apiKey,
+    api: client(apiKey),
+  });
+
+  let counter = 0;
+  const given: Harness['given'] = {
+    async organization({ plan = 'enterprise', name } = {}) {
+      counter += 1;
+      const created = await services.organizations.create({
+        name: name ?? `Org ${counter}`,
+        adminEmail: `admin${counter}-${randomBytes(3).toString('hex')}@example.com`,
+        adminName: 'Admin',
+        plan,
+      });
+      return { id: created.organization.id, admin: actor(created.member, created.apiKey) };
+    },
+    async member(org, role, email) {
+      counter += 1;
+      const address = email ?? `${role}${counter}-${randomBytes(3).toString('hex')}@example.com`;
+      const invited = await org.admin.api.post('/api/v1/organization/members', { email: address, role });
+      if (invited.status !== 201) throw new Error(`invite failed: ${JSON.stringify(invited.body)}`);
+      const accepted = await client().post(`/api/dashboard/invites/${invited.body.data.inviteId}/accept`, {
+        name: `${role} ${counter}`,
+      });
+      if (accepted.status !== 201) throw new Error(`accept failed: ${JSON.stringify(accepted.body)}`);
+      return actor(accepted.body.data.member, accepted.body.data.apiKey);
+    },
+    async project(owner, body = {}) {
+      counter += 1;
+      const created = await owner.api.post('/api/v1/projects', { name: `Project ${counter}`, ...body });
+      if (created.status !== 201) throw new Error(`project create failed: ${JSON.stringify(created.body)}`);
+      return { id: created.body.data.projectId as string };
+    },
+  };
+
+  return {
+    app,
+    services,
+    config,
+    db,
+    dialect: testDialect(),
+    databaseUrl: database.url,
+    rateLimiter,
+    client,
+    given,
+    async close() {
+      await app.close();
+      await rateLimiter.close();
+      await db.destroy();
+      if (options.database === undefined) await database.drop();
+    },
+  };
+}

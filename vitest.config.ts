@@ -24,17 +24,28 @@ export default defineConfig(async () => {
   const required = process.env.APPMETA_REQUIRE_POSTGRES === '1';
   const [pg, redis] = await Promise.all([reachable(PG_URL), reachable(REDIS_URL)]);
   const projects: TestProjectInlineConfiguration[] = [
-    { extends: true, test: { name: 'sqlite', env: { APPMETA_TEST_DB: 'sqlite' } } },
+    {
+      extends: true,
+      // *.redis.test.ts need Redis as the shared rate-limit store: PostgreSQL + Redis run only.
+      test: { name: 'sqlite', env: { APPMETA_TEST_DB: 'sqlite' }, exclude: ['test/**/*.redis.test.ts'] },
+    },
   ];
   if (pg && redis) {
     projects.push({
       extends: true,
-      test: { name: 'postgres', env: { APPMETA_TEST_DB: 'postgres', APPMETA_TEST_PG_URL: PG_URL, APPMETA_TEST_REDIS_URL: REDIS_URL } },
+      test: {
+        name: 'postgres',
+        env: { APPMETA_TEST_DB: 'postgres', APPMETA_TEST_PG_URL: PG_URL, APPMETA_TEST_REDIS_URL: REDIS_URL },
+      },
     });
   } else if (required) {
-    throw new Error(`APPMETA_REQUIRE_POSTGRES=1 but ${pg ? '' : `PostgreSQL (${PG_URL}) `}${redis ? '' : `Redis (${REDIS_URL})`} is not reachable`);
+    throw new Error(
+      `APPMETA_REQUIRE_POSTGRES=1 but ${pg ? '' : `PostgreSQL (${PG_URL}) `}${redis ? '' : `Redis (${REDIS_URL})`} is not reachable`,
+    );
   } else {
-    console.warn(`\n*** SKIPPING the PostgreSQL + Redis run: ${pg ? 'Redis' : 'PostgreSQL'} is not reachable. ***\n`);
+    console.warn(
+      `\n*** SKIPPING the PostgreSQL + Redis run: ${pg ? 'Redis' : 'PostgreSQL'} is not reachable. ***\n`,
+    );
   }
   return {
     test: {

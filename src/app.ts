@@ -57,10 +57,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
   const clock = deps.clock ?? systemClock;
   const services = createServices({ db, clock, config });
   const logger = deps.logger ?? createLogger(config);
+  // Typed as Fastify's logger so that the app keeps Fastify's default logger type parameter.
+  const fastifyLogger: FastifyBaseLogger = logger;
   const rateLimiter = deps.rateLimiter ?? createRateLimiter({ redisUrl: config.redisUrl, log: logger });
 
   const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    loggerInstance: fastifyLogger,
     genReqId,
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
@@ -99,7 +101,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
         { name: 'health', description: 'Probes for load balancers' },
       ],
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}` },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}`,
+    },
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 

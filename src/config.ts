@@ -74,7 +74,10 @@ export function loadConfig(env: Env = process.env): Config {
     googleTokenUrl: ['GOOGLE_TOKEN_URL', 'https://oauth2.googleapis.com/token'],
   } as const;
   const resolvedUrls = {} as Record<keyof typeof urls, string>;
-  for (const [key, [name, fallback]] of Object.entries(urls) as [keyof typeof urls, readonly [string, string]][]) {
+  for (const [key, [name, fallback]] of Object.entries(urls) as [
+    keyof typeof urls,
+    readonly [string, string],
+  ][]) {
     const parsed = parseHttpUrl(read(name) ?? fallback);
     if (parsed === null) problems.push(`${name} must be an http(s) URL`);
     resolvedUrls[key] = parsed ?? fallback;

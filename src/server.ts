@@ -33,9 +33,13 @@ export async function startServer(
     const created = await services.organizations.ensureDefaultOrganization();
     if (created !== null) {
       print('');
-      print(`Created the organization "${created.organization.name}" (${created.organization.id}) with an admin.`);
+      print(
+        `Created the organization "${created.organization.name}" (${created.organization.id}) with an admin.`,
+      );
       print(`Admin API key (shown once, store it now): ${created.apiKey}`);
-      print(`Use it as: curl -H "Authorization: Bearer ${created.apiKey}" ${config.publicUrl}/api/v1/projects`);
+      print(
+        `Use it as: curl -H "Authorization: Bearer ${created.apiKey}" ${config.publicUrl}/api/v1/projects`,
+      );
       print('');
     }
     const url = await app.listen({ port: config.port, host: config.host });
@@ -44,7 +48,14 @@ export async function startServer(
     const stop = () => {
       stopping ??= (async () => {
         logger.info('shutting down: finishing in-flight requests');
-        await app.close();
+        // Connections still busy at close() go idle once their response is sent; keep-alive would
+        // then hold the close open until its timeout, so idle ones are closed as they appear.
+        const sweeper = setInterval(() => app.server.closeIdleConnections(), 50);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(sweeper);
+        }
         await db.destroy();
         logger.info('stopped');
         logger.flush();

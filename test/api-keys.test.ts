@@ -32,14 +32,21 @@ describe('/api/v1/api-keys', () => {
     expect(listed.body.data.keys.map((k: any) => k.id)).toContain(key.id);
     expect(JSON.stringify(listed.body)).not.toContain(apiKey);
     expect((await h.client(apiKey).get('/api/v1/projects')).status).toBe(200);
-    expect((await viewer.api.delete(`/api/v1/api-keys/${key.id}`)).body).toEqual({ success: true, data: { revoked: true } });
+    expect((await viewer.api.delete(`/api/v1/api-keys/${key.id}`)).body).toEqual({
+      success: true,
+      data: { revoked: true },
+    });
     expect((await h.client(apiKey).get('/api/v1/projects')).status).toBe(401);
     expect((await viewer.api.delete(`/api/v1/api-keys/${key.id}`)).status).toBe(404);
   });
 
   it('stores only a SHA-256 hash of the secret', async () => {
     const org = await h.given.organization();
-    const rows = await h.db.kysely.selectFrom('api_keys').selectAll().where('organization_id', '=', org.id).execute();
+    const rows = await h.db.kysely
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('organization_id', '=', org.id)
+      .execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]!.token_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(rows)).not.toContain(org.admin.apiKey);
@@ -82,7 +89,10 @@ describe('/api/v1/api-keys', () => {
     const org = await h.given.organization();
     const member = await h.given.member(org, 'member');
     const other = await h.given.member(org, 'member');
-    const forOther = await org.admin.api.post('/api/v1/api-keys', { name: 'for member', memberId: member.id });
+    const forOther = await org.admin.api.post('/api/v1/api-keys', {
+      name: 'for member',
+      memberId: member.id,
+    });
     expect(forOther.status).toBe(201);
     expect(forOther.body.data.key.memberId).toBe(member.id);
     const listed = await org.admin.api.get(`/api/v1/api-keys?memberId=${member.id}`);

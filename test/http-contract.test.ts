@@ -16,7 +16,10 @@ describe('the envelope and error table', () => {
   it('answers unknown routes with 404 NOT_FOUND in the envelope, with X-Request-Id and rate-limit headers', async () => {
     const res = await h.client().get('/api/v1/nothing-here');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: 'No route GET /api/v1/nothing-here' } });
+    expect(res.body).toEqual({
+      success: false,
+      error: { code: 'NOT_FOUND', message: 'No route GET /api/v1/nothing-here' },
+    });
     expect(res.headers['x-request-id']).toMatch(/^req_/);
     expect(res.headers['x-ratelimit-limit']).toBe('100');
   });
@@ -34,7 +37,9 @@ describe('the envelope and error table', () => {
     ['another scheme', `Basic ${Buffer.from('a:b').toString('base64')}`],
     ['an empty bearer', 'Bearer '],
   ])('answers 401 for %s, before validating anything', async (_label, authorization) => {
-    const res = await h.client(undefined, { authorization }).request('POST', '/api/v1/projects', { bogus: true });
+    const res = await h
+      .client(undefined, { authorization })
+      .request('POST', '/api/v1/projects', { bogus: true });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('UNAUTHORIZED');
     expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
@@ -53,7 +58,10 @@ describe('the envelope and error table', () => {
       payload: '{"name": ',
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ success: false, error: { code: 'INVALID_REQUEST', message: expect.stringContaining('not valid JSON') } });
+    expect(res.json()).toMatchObject({
+      success: false,
+      error: { code: 'INVALID_REQUEST', message: expect.stringContaining('not valid JSON') },
+    });
   });
 
   it('answers a wrong content type with 415 and code INVALID_REQUEST', async () => {
@@ -64,7 +72,10 @@ describe('the envelope and error table', () => {
       payload: 'name=x',
     });
     expect(res.statusCode).toBe(415);
-    expect(res.json()).toEqual({ success: false, error: { code: 'INVALID_REQUEST', message: 'Content-Type must be application/json' } });
+    expect(res.json()).toEqual({
+      success: false,
+      error: { code: 'INVALID_REQUEST', message: 'Content-Type must be application/json' },
+    });
   });
 
   it('answers an oversized body with 413 and code INVALID_REQUEST', async () => {
@@ -87,7 +98,9 @@ describe('the envelope and error table', () => {
   it('refuses the NUL character with 400 on every database, in bodies and URLs', async () => {
     const body = await org.admin.api.post('/api/v1/projects', { name: 'a\u0000b' });
     expect(body.status).toBe(400);
-    expect(body.body.error.details).toEqual([{ field: 'name', message: 'must not contain the NUL character' }]);
+    expect(body.body.error.details).toEqual([
+      { field: 'name', message: 'must not contain the NUL character' },
+    ]);
     const url = await org.admin.api.get('/api/v1/projects/proj_%00');
     expect(url.status).toBe(400);
     const escaped = await org.admin.api.post('/api/v1/projects', { name: 'literal \\u0000 text' });
@@ -97,7 +110,9 @@ describe('the envelope and error table', () => {
   it('keeps a well-formed incoming X-Request-Id and replaces a malformed one', async () => {
     const kept = await h.client(org.admin.apiKey, { 'x-request-id': 'trace-123' }).get('/api/v1/projects');
     expect(kept.headers['x-request-id']).toBe('trace-123');
-    const replaced = await h.client(org.admin.apiKey, { 'x-request-id': 'bad id with spaces' }).get('/api/v1/projects');
+    const replaced = await h
+      .client(org.admin.apiKey, { 'x-request-id': 'bad id with spaces' })
+      .get('/api/v1/projects');
     expect(replaced.headers['x-request-id']).toMatch(/^req_/);
   });
 
@@ -146,8 +161,15 @@ describe('OpenAPI', () => {
     expect(paths).toContain('/api/v1/projects/{projectId}/push');
     expect(paths.some((p) => p.startsWith('/v1/'))).toBe(false);
     expect(res.body.paths['/api/v1/projects'].get.operationId).toBe('projects.list');
-    const config = await createConfig({ extends: ['recommended'], rules: { 'info-license': 'off', 'no-server-example.com': 'off' } });
-    const problems = await lintFromString({ source: JSON.stringify(res.body), absoluteRef: 'openapi.json', config });
+    const config = await createConfig({
+      extends: ['recommended'],
+      rules: { 'info-license': 'off', 'no-server-example.com': 'off' },
+    });
+    const problems = await lintFromString({
+      source: JSON.stringify(res.body),
+      absoluteRef: 'openapi.json',
+      config,
+    });
     const errors = problems.filter((p) => p.severity === 'error');
     expect(errors.map((p) => `${p.ruleId}: ${p.message} @ ${p.location[0]?.pointer}`)).toEqual([]);
   });

@@ -37,7 +37,8 @@ describe('POST /api/v1/organization/members (invite)', () => {
   it('makes invite ids with 128 random bits (no two alike)', async () => {
     const org = await h.given.organization();
     const ids = new Set<string>();
-    for (let i = 0; i < 20; i++) ids.add((await invite(org, { email: `p${i}@example.com` })).body.data.inviteId);
+    for (let i = 0; i < 20; i++)
+      ids.add((await invite(org, { email: `p${i}@example.com` })).body.data.inviteId);
     expect(ids.size).toBe(20);
   });
 
@@ -54,15 +55,18 @@ describe('POST /api/v1/organization/members (invite)', () => {
     expect(existing.body.error.message).toContain('already belongs to a member');
   });
 
-  it.each([[{ email: 'not-an-email' }], [{ email: 'a@b' }], [{}], [{ email: 'a@example.com', role: 'owner' }], [{ email: 'a@example.com', extra: 1 }]])(
-    'answers 400 for %j',
-    async (body) => {
-      const org = await h.given.organization();
-      const res = await invite(org, body);
-      expect(res.status).toBe(400);
-      expect(res.body.error.details.length).toBeGreaterThan(0);
-    },
-  );
+  it.each([
+    [{ email: 'not-an-email' }],
+    [{ email: 'a@b' }],
+    [{}],
+    [{ email: 'a@example.com', role: 'owner' }],
+    [{ email: 'a@example.com', extra: 1 }],
+  ])('answers 400 for %j', async (body) => {
+    const org = await h.given.organization();
+    const res = await invite(org, body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.length).toBeGreaterThan(0);
+  });
 
   it('re-inviting a pending address revokes the old invite', async () => {
     const org = await h.given.organization();
@@ -92,12 +96,19 @@ describe('the invite link: GET /api/dashboard/invites/:inviteId and POST .../acc
     const accepted = await h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Joan' });
     expect(accepted.status).toBe(201);
     expect(accepted.headers['cache-control']).toBe('no-store');
-    expect(accepted.body.data.member).toMatchObject({ email: 'joiner@example.com', name: 'Joan', role: 'viewer', status: 'active' });
+    expect(accepted.body.data.member).toMatchObject({
+      email: 'joiner@example.com',
+      name: 'Joan',
+      role: 'viewer',
+      status: 'active',
+    });
     expect(accepted.body.data.apiKey).toMatch(/^amk_/);
     const me = await h.client(accepted.body.data.apiKey).get('/api/v1/organization');
     expect(me.body.data.id).toBe(org.id);
     // single use
-    expect((await h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Again' })).status).toBe(404);
+    expect(
+      (await h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Again' })).status,
+    ).toBe(404);
     expect((await h.client().get(`/api/dashboard/invites/${inviteId}`)).status).toBe(404);
   });
 
@@ -119,7 +130,9 @@ describe('the invite link: GET /api/dashboard/invites/:inviteId and POST .../acc
     const org = await h.given.organization();
     const { inviteId } = (await invite(org, { email: 'race@example.com' })).body.data;
     const results = await Promise.all(
-      ['A', 'B', 'C', 'D'].map((name) => h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name })),
+      ['A', 'B', 'C', 'D'].map((name) =>
+        h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name }),
+      ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 404)).toHaveLength(3);
@@ -148,7 +161,10 @@ describe('admin invite list and revoke', () => {
       status: 'pending',
       invitedBy: org.admin.id,
     });
-    expect((await org.admin.api.delete(`/api/v1/organization/invites/${inviteId}`)).body).toEqual({ success: true, data: { revoked: true } });
+    expect((await org.admin.api.delete(`/api/v1/organization/invites/${inviteId}`)).body).toEqual({
+      success: true,
+      data: { revoked: true },
+    });
     expect((await h.client().get(`/api/dashboard/invites/${inviteId}`)).status).toBe(404);
     expect((await org.admin.api.delete(`/api/v1/organization/invites/${inviteId}`)).status).toBe(404);
   });

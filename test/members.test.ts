@@ -45,7 +45,9 @@ describe('PATCH /api/v1/organization/members/:memberId', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.message).toContain('at least one admin');
     const second = await h.given.member(org, 'admin');
-    expect((await second.api.patch(`/api/v1/organization/members/${org.admin.id}`, { role: 'member' })).status).toBe(200);
+    expect(
+      (await second.api.patch(`/api/v1/organization/members/${org.admin.id}`, { role: 'member' })).status,
+    ).toBe(200);
   });
 
   it('keeps one admin when two admins demote each other at the same time', async () => {
@@ -65,8 +67,13 @@ describe('PATCH /api/v1/organization/members/:memberId', () => {
     const org = await h.given.organization();
     const bad = await org.admin.api.patch(`/api/v1/organization/members/${org.admin.id}`, { role: 'owner' });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details[0]).toEqual({ field: 'role', message: 'must be one of admin, member, viewer' });
-    expect((await org.admin.api.patch('/api/v1/organization/members/mem_unknown', { role: 'member' })).status).toBe(404);
+    expect(bad.body.error.details[0]).toEqual({
+      field: 'role',
+      message: 'must be one of admin, member, viewer',
+    });
+    expect(
+      (await org.admin.api.patch('/api/v1/organization/members/mem_unknown', { role: 'member' })).status,
+    ).toBe(404);
   });
 });
 
@@ -96,6 +103,8 @@ describe('DELETE /api/v1/organization/members/:memberId', () => {
     const org = await h.given.organization();
     const member = await h.given.member(org, 'member', 'again@example.com');
     await org.admin.api.delete(`/api/v1/organization/members/${member.id}`);
-    expect((await org.admin.api.post('/api/v1/organization/members', { email: 'again@example.com' })).status).toBe(201);
+    expect(
+      (await org.admin.api.post('/api/v1/organization/members', { email: 'again@example.com' })).status,
+    ).toBe(201);
   });
 });

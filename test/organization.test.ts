@@ -76,7 +76,14 @@ describe('GET /api/v1/organization/audit-log', () => {
     const res = await fresh.admin.api.get('/api/v1/organization/audit-log?limit=100');
     expect(res.status).toBe(200);
     const actions = res.body.data.entries.map((e: any) => e.action);
-    for (const action of ['organization.create', 'invites.create', 'invites.accept', 'apiKeys.create', 'organization.update', 'members.updateRole']) {
+    for (const action of [
+      'organization.create',
+      'invites.create',
+      'invites.accept',
+      'apiKeys.create',
+      'organization.update',
+      'members.updateRole',
+    ]) {
       expect(actions).toContain(action);
     }
     const roleChange = res.body.data.entries.find((e: any) => e.action === 'members.updateRole');

@@ -84,7 +84,9 @@ describe('GET /api/v1/projects', () => {
     const listed = res.body.data.projects;
     expect(listed.map((p: { id: string }) => p.id)).toEqual(
       [...listed]
-        .sort((a: any, b: any) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
+        .sort((a: any, b: any) =>
+          a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
+        )
         .map((p: { id: string }) => p.id),
     );
     expect(new Set(listed.map((p: { id: string }) => p.id))).toEqual(new Set(ids));
@@ -101,12 +103,15 @@ describe('GET /api/v1/projects', () => {
     expect(past.body.data.total).toBe(5);
   });
 
-  it.each(['limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'limit=1.5'])('answers 400 for %s', async (query) => {
-    const res = await fresh.admin.api.get(`/api/v1/projects?${query}`);
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('INVALID_REQUEST');
-    expect(res.body.error.details[0].field).toBe(query.split('=')[0]);
-  });
+  it.each(['limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'limit=1.5'])(
+    'answers 400 for %s',
+    async (query) => {
+      const res = await fresh.admin.api.get(`/api/v1/projects?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_REQUEST');
+      expect(res.body.error.details[0].field).toBe(query.split('=')[0]);
+    },
+  );
 
   it('accepts limit=100', async () => {
     expect((await fresh.admin.api.get('/api/v1/projects?limit=100')).status).toBe(200);
@@ -142,7 +147,12 @@ describe('PATCH /api/v1/projects/:projectId', () => {
     expect(Object.keys(res.body.data.project).sort()).toEqual(
       ['appStoreAppId', 'id', 'name', 'playStorePackageName', 'updatedAt'].sort(),
     );
-    expect(res.body.data.project).toMatchObject({ id, name: 'Renamed', appStoreAppId: null, playStorePackageName: 'com.a.b' });
+    expect(res.body.data.project).toMatchObject({
+      id,
+      name: 'Renamed',
+      appStoreAppId: null,
+      playStorePackageName: 'com.a.b',
+    });
     expect(res.body.data.project.updatedAt >= before.updatedAt).toBe(true);
     const after = (await admin.api.get(`/api/v1/projects/${id}`)).body.data.project;
     expect(after).toMatchObject({ name: 'Renamed', appStoreAppId: null, createdAt: before.createdAt });
@@ -183,13 +193,28 @@ describe('POST /api/v1/projects/:projectId/sync and /push', () => {
     expect(sync.status).toBe(200);
     expect(sync.body.data).toEqual({
       syncedLocales: [],
-      appStore: { synced: false, locales: 0, error: { code: 'STORE_NOT_CONFIGURED', message: expect.any(String) } },
-      playStore: { synced: false, locales: 0, error: { code: 'STORE_NOT_CONFIGURED', message: expect.any(String) } },
+      appStore: {
+        synced: false,
+        locales: 0,
+        error: { code: 'STORE_NOT_CONFIGURED', message: expect.any(String) },
+      },
+      playStore: {
+        synced: false,
+        locales: 0,
+        error: { code: 'STORE_NOT_CONFIGURED', message: expect.any(String) },
+      },
     });
-    const push = await admin.api.post(`/api/v1/projects/${id}/push`, { store: 'appstore', locales: ['en-US', 'de-DE'] });
+    const push = await admin.api.post(`/api/v1/projects/${id}/push`, {
+      store: 'appstore',
+      locales: ['en-US', 'de-DE'],
+    });
     expect(push.status).toBe(200);
     expect(push.body.data.pushedLocales).toEqual([]);
-    expect(push.body.data.appStore).toMatchObject({ pushed: false, locales: 0, error: { code: 'STORE_NOT_CONFIGURED' } });
+    expect(push.body.data.appStore).toMatchObject({
+      pushed: false,
+      locales: 0,
+      error: { code: 'STORE_NOT_CONFIGURED' },
+    });
     expect(push.body.data.playStore).toMatchObject({ pushed: false, error: { code: 'STORE_NOT_LINKED' } });
   });
 
@@ -209,7 +234,10 @@ describe('POST /api/v1/projects/:projectId/sync and /push', () => {
     const { id } = await h.given.project(admin, { appStoreAppId: '7', playStorePackageName: 'com.x.y' });
     const badStore = await admin.api.post(`/api/v1/projects/${id}/sync`, { store: 'amazon' });
     expect(badStore.status).toBe(400);
-    expect(badStore.body.error.details[0]).toEqual({ field: 'store', message: expect.stringContaining('appstore') });
+    expect(badStore.body.error.details[0]).toEqual({
+      field: 'store',
+      message: expect.stringContaining('appstore'),
+    });
     const badLocale = await admin.api.post(`/api/v1/projects/${id}/push`, { locales: ['en-US', 'en_US'] });
     expect(badLocale.status).toBe(400);
     expect(badLocale.body.error.details[0].field).toBe('locales[1]');

@@ -21,11 +21,15 @@ function emit(output: Output, json: object, human: string[]): void {
   process.stdout.write(output.json ? `${JSON.stringify(json)}\n` : `${human.join('\n')}\n`);
 }
 
-/** Opens the database, applies migrations, runs the command, closes the database. */
-async function withDatabase<T>(config: Config, run: (db: Db) => Promise<T>): Promise<T> {
+/** Opens the database, applies pending migrations (unless told not to), runs the command, closes it. */
+async function withDatabase<T>(
+  config: Config,
+  run: (db: Db) => Promise<T>,
+  options = { migrate: true },
+): Promise<T> {
   const db = createDb(config.database);
   try {
-    await migrateToLatest(db);
+    if (options.migrate) await migrateToLatest(db);
     return await run(db);
   } finally {
     await db.destroy();
@@ -58,9 +62,11 @@ export function buildCli(): Command {
     .description('apply pending migrations')
     .action(async () => {
       const config = loadConfig();
-      const result = await withDatabase(config, async (db) => migrateToLatest(db));
+      const result = await withDatabase(config, (db) => migrateToLatest(db), { migrate: false });
       const applied = (result.results ?? []).map((r) => r.migrationName);
-      emit(output(), { applied }, [applied.length === 0 ? 'No pending migrations.' : `Applied: ${applied.join(', ')}`]);
+      emit(output(), { applied }, [
+        applied.length === 0 ? 'No pending migrations.' : `Applied: ${applied.join(', ')}`,
+      ]);
     });
 
   const org = program.command('org').description('organizations');
@@ -91,7 +97,9 @@ export function buildCli(): Command {
       const organization = await withDatabase(loadConfig(), (db) =>
         createOrganizationsService({ db: db.kysely, clock: systemClock }).setPlan(options.org, options.plan),
       );
-      emit(output(), { organization }, [`Organization ${organization.id} is now on the ${organization.plan} plan.`]);
+      emit(output(), { organization }, [
+        `Organization ${organization.id} is now on the ${organization.plan} plan.`,
+      ]);
     });
 
   program
@@ -125,7 +133,9 @@ export async function main(argv: string[]): Promise<void> {
       // Help and version exit 0; usage errors were already printed by commander.
       process.exitCode = error.exitCode;
       if (json && error.exitCode !== 0) {
-        process.stdout.write(`${JSON.stringify({ error: { code: 'INVALID_REQUEST', message: error.message } })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ error: { code: 'INVALID_REQUEST', message: error.message } })}\n`,
+        );
       }
       return;
     }

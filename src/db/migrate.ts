@@ -16,9 +16,12 @@ export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   const result = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`migration ${failed} failed: ${String((result.error as Error).message ?? result.error)}`, {
-      cause: result.error,
-    });
+    throw new Error(
+      `migration ${failed} failed: ${String((result.error as Error).message ?? result.error)}`,
+      {
+        cause: result.error,
+      },
+    );
   }
   return result;
 }

@@ -13,7 +13,11 @@ function fieldOf(error: AjvError): string {
   const segments = error.instancePath.split('/').filter(Boolean);
   if (error.keyword === 'required') segments.push(String(error.params.missingProperty));
   if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
-  return segments.reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), '');
+  return segments.reduce(
+    (path, segment) =>
+      /^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment,
+    '',
+  );
 }
 
 function describe(error: AjvError): string {
@@ -72,10 +76,13 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
     // RFC 6750 §3: say that a bearer token is expected, and whether the one given was refused.
     reply.header(
       'WWW-Authenticate',
-      request.headers.authorization === undefined ? 'Bearer realm="appmeta"' : 'Bearer realm="appmeta", error="invalid_token"',
+      request.headers.authorization === undefined
+        ? 'Bearer realm="appmeta"'
+        : 'Bearer realm="appmeta", error="invalid_token"',
     );
   }
-  const message = error.code === 'INTERNAL_ERROR' ? `${error.message} (request id ${request.id})` : error.message;
+  const message =
+    error.code === 'INTERNAL_ERROR' ? `${error.message} (request id ${request.id})` : error.message;
   return reply.status(error.status).send({
     success: false,
     error: { code: error.code, message, ...(error.details !== undefined && { details: error.details }) },
@@ -94,6 +101,10 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split("?")[0]!.slice(0, 200)}`)),
+    sendError(
+      request,
+      reply,
+      new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}`),
+    ),
   );
 }

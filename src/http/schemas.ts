@@ -45,5 +45,7 @@ export const BEARER = [{ bearerAuth: [] }];
 export const PUBLIC: [] = [];
 
 /** A string enum as one JSON-schema `enum` (clearer errors and docs than a union of literals). */
-export const StringEnum = <const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+export const StringEnum = <const T extends readonly string[]>(
+  values: T,
+  options: { default?: T[number]; description?: string } = {},
+) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });

@@ -7,7 +7,8 @@ import pg from 'pg';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
-export const testDialect = (): TestDialect => (process.env.APPMETA_TEST_DB === 'postgres' ? 'postgres' : 'sqlite');
+export const testDialect = (): TestDialect =>
+  process.env.APPMETA_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
 
 export const testRedisUrl = (): string | null =>
   testDialect() === 'postgres' ? (process.env.APPMETA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379') : null;

@@ -23,7 +23,12 @@ export interface Response<T = any> {
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 export interface Client {
-  request<T = any>(method: Method, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response<T>>;
+  request<T = any>(
+    method: Method,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Response<T>>;
   get<T = any>(path: string): Promise<Response<T>>;
   post<T = any>(path: string, body?: unknown): Promise<Response<T>>;
   patch<T = any>(path: string, body?: unknown): Promise<Response<T>>;
@@ -54,7 +59,10 @@ export interface Harness {
   /** A client that sends this key (or none). */
   client(apiKey?: string, extraHeaders?: Record<string, string>): Client;
   given: {
-    organization(options?: { plan?: 'free' | 'pro' | 'enterprise'; name?: string }): Promise<TestOrganization>;
+    organization(options?: {
+      plan?: 'free' | 'pro' | 'enterprise';
+      name?: string;
+    }): Promise<TestOrganization>;
     member(org: TestOrganization, role: 'admin' | 'member' | 'viewer', email?: string): Promise<Actor>;
     project(actor: Actor, body?: Record<string, unknown>): Promise<{ id: string }>;
   };
@@ -83,11 +91,22 @@ export async function startHarness(
     log: logger,
     keyPrefix: `appmeta:test:${randomBytes(6).toString('hex')}`,
   });
-  const { app, services } = await buildApp({ config, db, logger, rateLimiter, ...(options.clock && { clock: options.clock }) });
+  const { app, services } = await buildApp({
+    config,
+    db,
+    logger,
+    rateLimiter,
+    ...(options.clock && { clock: options.clock }),
+  });
   await app.ready();
 
   const client = (apiKey?: string, extraHeaders: Record<string, string> = {}): Client => {
-    const request = async (method: Method, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const request = async (
+      method: Method,
+      path: string,
+      body?: unknown,
+      headers: Record<string, string> = {},
+    ) => {
       const response = await app.inject({
         method,
         url: path,

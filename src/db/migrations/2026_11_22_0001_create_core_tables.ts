@@ -17,7 +17,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('members')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('organization_id', 'text', (c) =>
+      c.notNull().references('organizations.id').onDelete('cascade'),
+    )
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('role', 'text', (c) => c.notNull())
@@ -30,7 +32,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('api_keys')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('organization_id', 'text', (c) =>
+      c.notNull().references('organizations.id').onDelete('cascade'),
+    )
     // No foreign key: a removed member's revoked keys stay as history.
     .addColumn('member_id', 'text', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
@@ -46,7 +50,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('projects')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('organization_id', 'text', (c) =>
+      c.notNull().references('organizations.id').onDelete('cascade'),
+    )
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('app_store_app_id', 'text')
     .addColumn('play_store_package_name', 'text')
@@ -64,7 +70,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('invites')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('organization_id', 'text', (c) =>
+      c.notNull().references('organizations.id').onDelete('cascade'),
+    )
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('role', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
@@ -83,7 +91,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('audit_log')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('organization_id', 'text', (c) =>
+      c.notNull().references('organizations.id').onDelete('cascade'),
+    )
     .addColumn('actor_member_id', 'text')
     .addColumn('actor_key_id', 'text')
     .addColumn('action', 'text', (c) => c.notNull())
@@ -106,7 +116,15 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['system_state', 'audit_log', 'invites', 'projects', 'api_keys', 'members', 'organizations']) {
+  for (const table of [
+    'system_state',
+    'audit_log',
+    'invites',
+    'projects',
+    'api_keys',
+    'members',
+    'organizations',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

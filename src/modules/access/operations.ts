@@ -43,7 +43,7 @@ export const OPERATIONS = {
 export type OperationId = keyof typeof OPERATIONS;
 
 export const isAllowed = (role: Role, operation: OperationId): boolean =>
-  (OPERATIONS[operation] as readonly Role[]).includes(role);
+  OPERATIONS[operation].includes(role);
 
 /** Throws 403 FORBIDDEN unless the caller's role may perform the operation. */
 export function authorize(ctx: RequestContext, operation: OperationId): void {

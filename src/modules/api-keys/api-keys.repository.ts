@@ -28,7 +28,11 @@ export async function findActiveKeyByHash(db: Executor, hash: string) {
     .executeTakeFirst();
 }
 
-export async function listActiveKeys(db: Executor, organizationId: string, memberId: string): Promise<ApiKey[]> {
+export async function listActiveKeys(
+  db: Executor,
+  organizationId: string,
+  memberId: string,
+): Promise<ApiKey[]> {
   const rows = await db
     .selectFrom('api_keys')
     .selectAll()
@@ -52,7 +56,12 @@ export async function findActiveKey(db: Executor, organizationId: string, keyId:
   return row === undefined ? undefined : toApiKey(row);
 }
 
-export async function revokeKey(db: Executor, organizationId: string, keyId: string, at: string): Promise<boolean> {
+export async function revokeKey(
+  db: Executor,
+  organizationId: string,
+  keyId: string,
+  at: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('api_keys')
     .set({ revoked_at: at })

@@ -34,7 +34,13 @@ const TOUCH_INTERVAL_MS = 60_000;
  */
 export async function issueApiKey(
   db: Executor,
-  args: { organizationId: string; memberId: string; name: string; expiresAt: string | null; actor: AuditActor },
+  args: {
+    organizationId: string;
+    memberId: string;
+    name: string;
+    expiresAt: string | null;
+    actor: AuditActor;
+  },
   now: Date,
 ): Promise<IssuedKey> {
   const { secret, hash, prefix } = generateSecret();
@@ -136,8 +142,10 @@ export function createApiKeysService(deps: { db: Executor; clock: Clock }) {
       const expiresAt = input.expiresAt ?? null;
       if (expiresAt !== null) {
         const at = Date.parse(expiresAt);
-        if (Number.isNaN(at) || at <= now.getTime()) throw invalidField('expiresAt', 'must be a time in the future');
-        if (at - now.getTime() > MAX_KEY_LIFETIME_MS) throw invalidField('expiresAt', 'must be within 5 years');
+        if (Number.isNaN(at) || at <= now.getTime())
+          throw invalidField('expiresAt', 'must be a time in the future');
+        if (at - now.getTime() > MAX_KEY_LIFETIME_MS)
+          throw invalidField('expiresAt', 'must be within 5 years');
       }
       const memberId = await targetMember(ctx, input.memberId);
       return db.transaction().execute((trx) =>
@@ -163,7 +171,8 @@ export function createApiKeysService(deps: { db: Executor; clock: Clock }) {
       if (key.memberId !== ctx.principal.memberId) authorize(ctx, 'apiKeys.manageOthers');
       const now = clock.now();
       await db.transaction().execute(async (trx) => {
-        if (!(await keys.revokeKey(trx, ctx.organizationId, keyId, now.toISOString()))) throw notFound('API key');
+        if (!(await keys.revokeKey(trx, ctx.organizationId, keyId, now.toISOString())))
+          throw notFound('API key');
         await recordAudit(trx, {
           organizationId: ctx.organizationId,
           actor: actorOf(ctx),
@@ -186,7 +195,8 @@ export async function issueKeyByOperator(
   input: { memberId: string; name?: string },
 ): Promise<IssuedKey> {
   const name = (input.name ?? 'CLI key').trim();
-  if (name.length === 0 || name.length > KEY_NAME_MAX) throw invalidField('name', `must be 1 to ${KEY_NAME_MAX} characters`);
+  if (name.length === 0 || name.length > KEY_NAME_MAX)
+    throw invalidField('name', `must be 1 to ${KEY_NAME_MAX} characters`);
   return db.transaction().execute(async (trx) => {
     const member = await findMemberAnywhere(trx, input.memberId);
     if (member === undefined) throw notFound('Member');

@@ -17,7 +17,8 @@ export const actorOf = (ctx: RequestContext): AuditActor => ({
 });
 
 /** Actions that are not API operations of a caller: done by the operator or by an invitee. */
-export type SystemAction = 'organization.create' | 'organization.setPlan' | 'invites.accept' | 'apiKeys.issue';
+export type SystemAction =
+  'organization.create' | 'organization.setPlan' | 'invites.accept' | 'apiKeys.issue';
 
 export interface AuditEntry {
   id: string;

@@ -21,7 +21,11 @@ export async function listPendingInvites(db: Executor, organizationId: string): 
 }
 
 /** Pending invites that still hold a seat: not yet expired. */
-export async function countSeatHoldingInvites(db: Executor, organizationId: string, now: string): Promise<number> {
+export async function countSeatHoldingInvites(
+  db: Executor,
+  organizationId: string,
+  now: string,
+): Promise<number> {
   const row = await db
     .selectFrom('invites')
     .select((eb) => eb.fn.countAll<number>().as('count'))
@@ -33,7 +37,11 @@ export async function countSeatHoldingInvites(db: Executor, organizationId: stri
 }
 
 /** Revokes the pending invites of one address; answers how many there were. */
-export async function revokePendingForEmail(db: Executor, organizationId: string, email: string): Promise<number> {
+export async function revokePendingForEmail(
+  db: Executor,
+  organizationId: string,
+  email: string,
+): Promise<number> {
   const result = await db
     .updateTable('invites')
     .set({ status: 'revoked' })

@@ -46,9 +46,12 @@ export function inviteRoutes(app: Api, services: { invites: InvitesService }): v
     },
     handler: async (request, reply) => {
       const created = await invites.create(contextOf(request), request.body);
-      return reply
-        .code(201)
-        .send({ success: true as const, data: created.invite, delivery: 'share_link' as const, inviteUrl: created.inviteUrl });
+      return reply.code(201).send({
+        success: true as const,
+        data: created.invite,
+        delivery: 'share_link' as const,
+        inviteUrl: created.inviteUrl,
+      });
     },
   });
 
@@ -132,7 +135,10 @@ export function dashboardInviteRoutes(app: Api, services: { invites: InvitesServ
       summary: 'Accept an invite',
       description: 'Creates the member and its first API key, shown once in `apiKey`.',
       params: InviteParams,
-      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: NAME_MAX * 2 }) }, { additionalProperties: false }),
+      body: Type.Object(
+        { name: Type.String({ minLength: 1, maxLength: NAME_MAX * 2 }) },
+        { additionalProperties: false },
+      ),
       response: {
         201: Ok(Type.Object({ member: MemberSchema, apiKey: Type.String(), key: ApiKeySchema })),
         ...ERRORS,

@@ -34,7 +34,10 @@ export function createInvitesService(deps: { db: Executor; clock: Clock; publicU
     const invite = await invites.findInvite(executor, inviteId);
     if (invite === undefined || invite.status !== 'pending') throw inviteGone();
     if (invite.expires_at <= now.toISOString()) {
-      throw invalidField('inviteId', 'this invite has expired; ask an admin of the organization for a new one');
+      throw invalidField(
+        'inviteId',
+        'this invite has expired; ask an admin of the organization for a new one',
+      );
     }
     return invite;
   }
@@ -57,7 +60,10 @@ export function createInvitesService(deps: { db: Executor; clock: Clock; publicU
         if (org === undefined) throw notFound('Organization');
         const { allowedDomains } = parseSettings(org.settings);
         if (allowedDomains.length > 0 && !allowedDomains.includes(emailDomain(email))) {
-          throw invalidField('email', `the organization only admits addresses at ${allowedDomains.join(', ')}`);
+          throw invalidField(
+            'email',
+            `the organization only admits addresses at ${allowedDomains.join(', ')}`,
+          );
         }
         if ((await findMemberByEmail(trx, ctx.organizationId, email)) !== undefined) {
           throw invalidField('email', 'this address already belongs to a member');
@@ -180,7 +186,8 @@ export function createInvitesService(deps: { db: Executor; clock: Clock; publicU
             joined_at: at,
           });
         } catch (error) {
-          if (isUniqueViolation(error)) throw invalid('This address already belongs to a member of the organization');
+          if (isUniqueViolation(error))
+            throw invalid('This address already belongs to a member of the organization');
           throw error;
         }
         const actor = { memberId, keyId: null };

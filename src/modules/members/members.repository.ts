@@ -18,7 +18,11 @@ export async function listMembers(db: Executor, organizationId: string): Promise
   return rows.map(toMember);
 }
 
-export async function findMember(db: Executor, organizationId: string, id: string): Promise<Member | undefined> {
+export async function findMember(
+  db: Executor,
+  organizationId: string,
+  id: string,
+): Promise<Member | undefined> {
   const row = await db
     .selectFrom('members')
     .selectAll()

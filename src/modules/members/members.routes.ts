@@ -56,7 +56,8 @@ export function memberRoutes(app: Api, services: { members: MembersService }): v
       operationId: 'members.remove',
       tags,
       summary: 'Remove a member',
-      description: "Admin only. Revokes all of the member's API keys at once. Removing the last admin is 400.",
+      description:
+        "Admin only. Revokes all of the member's API keys at once. Removing the last admin is 400.",
       security: BEARER,
       params: MemberParams,
       response: { 200: MessageResponse, ...ERRORS },

@@ -44,11 +44,15 @@ export function normalizeName(field: string, raw: string): string {
  * Merges a settings patch into the current settings (design.md §7): only the keys given change,
  * unknown keys are 400, domains are lower-cased and de-duplicated.
  */
-export function mergeSettings(current: OrganizationSettings, patch: Record<string, unknown>): OrganizationSettings {
+export function mergeSettings(
+  current: OrganizationSettings,
+  patch: Record<string, unknown>,
+): OrganizationSettings {
   const next: OrganizationSettings = { ...current, allowedDomains: [...current.allowedDomains] };
   for (const [key, value] of Object.entries(patch)) {
     const field = `settings.${key}`;
-    if (!SETTING_KEYS.includes(key as keyof OrganizationSettings)) throw invalidField(field, 'unknown setting');
+    if (!SETTING_KEYS.includes(key as keyof OrganizationSettings))
+      throw invalidField(field, 'unknown setting');
     if (key === 'defaultLocale') {
       if (typeof value !== 'string' || !isCommonLocale(value)) {
         throw invalidField(field, 'must be a locale code that both stores accept, e.g. en-US, de-DE, fr-FR');
@@ -63,7 +67,8 @@ export function mergeSettings(current: OrganizationSettings, patch: Record<strin
       }
       const domains = [...new Set(value.map((d: string) => d.trim().toLowerCase()))];
       const bad = domains.find((d) => !isEmailDomain(d));
-      if (bad !== undefined) throw invalidField(field, `"${bad}" is not an e-mail domain such as example.com`);
+      if (bad !== undefined)
+        throw invalidField(field, `"${bad}" is not an e-mail domain such as example.com`);
       next.allowedDomains = domains;
     }
   }

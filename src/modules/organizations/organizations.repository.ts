@@ -34,7 +34,11 @@ export async function updateOrganization(
  * several rows: seats, the last admin.
  */
 export async function lockOrganization(db: Executor, id: string): Promise<void> {
-  await db.updateTable('organizations').set((eb) => ({ name: eb.ref('name') })).where('id', '=', id).execute();
+  await db
+    .updateTable('organizations')
+    .set((eb) => ({ name: eb.ref('name') }))
+    .where('id', '=', id)
+    .execute();
 }
 
 /**

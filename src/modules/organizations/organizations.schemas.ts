@@ -6,7 +6,9 @@ import { PLAN_NAMES } from './plans.js';
 export const Settings = Type.Object({
   defaultLocale: Type.String({ description: 'A locale code both stores accept', examples: ['en-US'] }),
   requireApproval: Type.Boolean(),
-  allowedDomains: Type.Array(Type.String(), { description: 'E-mail domains that invites may go to; empty = any' }),
+  allowedDomains: Type.Array(Type.String(), {
+    description: 'E-mail domains that invites may go to; empty = any',
+  }),
 });
 
 export const Organization = Type.Object({
@@ -30,14 +32,19 @@ export const UpdateOrganizationBody = Type.Object(
           requireApproval: Type.Optional(Type.Boolean()),
           allowedDomains: Type.Optional(Type.Array(Type.String({ maxLength: 253 }), { maxItems: 100 })),
         },
-        { additionalProperties: false, description: 'Merged into the current settings; unknown keys are 400' },
+        {
+          additionalProperties: false,
+          description: 'Merged into the current settings; unknown keys are 400',
+        },
       ),
     ),
   },
   { additionalProperties: false },
 );
 
-export const UpdateOrganizationResponse = Ok(Type.Object({ id: Type.String(), name: Type.String(), settings: Settings }));
+export const UpdateOrganizationResponse = Ok(
+  Type.Object({ id: Type.String(), name: Type.String(), settings: Settings }),
+);
 
 export const AuditLogResponse = Ok(
   Type.Object({

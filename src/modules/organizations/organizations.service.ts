@@ -121,7 +121,8 @@ export function createOrganizationsService(deps: { db: Executor; clock: Clock })
       return db.transaction().execute(async (trx) => {
         await organizations.lockOrganization(trx, ctx.organizationId);
         const current = await read(trx, ctx.organizationId);
-        const settings = patch.settings === undefined ? current.settings : mergeSettings(current.settings, patch.settings);
+        const settings =
+          patch.settings === undefined ? current.settings : mergeSettings(current.settings, patch.settings);
         await organizations.updateOrganization(trx, ctx.organizationId, {
           ...(name !== undefined && { name }),
           settings: JSON.stringify(settings),
@@ -131,7 +132,10 @@ export function createOrganizationsService(deps: { db: Executor; clock: Clock })
           actor: actorOf(ctx),
           action: 'organization.update',
           target: { type: 'organization', id: ctx.organizationId },
-          details: { ...(name !== undefined && { name }), ...(patch.settings !== undefined && { settings: patch.settings }) },
+          details: {
+            ...(name !== undefined && { name }),
+            ...(patch.settings !== undefined && { settings: patch.settings }),
+          },
           at: clock.now(),
         });
         return { id: ctx.organizationId, name: name ?? current.name, settings };

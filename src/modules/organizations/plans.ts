@@ -3,7 +3,10 @@ export const PLANS = {
   free: { requestsPerMinute: 100, projects: 3, seats: 5 },
   pro: { requestsPerMinute: 1_000, projects: 50, seats: 50 },
   enterprise: { requestsPerMinute: 10_000, projects: null, seats: null },
-} as const satisfies Record<string, { requestsPerMinute: number; projects: number | null; seats: number | null }>;
+} as const satisfies Record<
+  string,
+  { requestsPerMinute: number; projects: number | null; seats: number | null }
+>;
 
 export type Plan = keyof typeof PLANS;
 export const PLAN_NAMES = ['free', 'pro', 'enterprise'] as const satisfies readonly Plan[];

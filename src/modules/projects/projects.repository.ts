@@ -37,7 +37,9 @@ export async function updateProject(
   db: Executor,
   organizationId: string,
   id: string,
-  changes: Partial<Pick<ProjectsTable, 'name' | 'app_store_app_id' | 'play_store_package_name' | 'updated_at'>>,
+  changes: Partial<
+    Pick<ProjectsTable, 'name' | 'app_store_app_id' | 'play_store_package_name' | 'updated_at'>
+  >,
 ): Promise<ProjectsTable | undefined> {
   await db
     .updateTable('projects')

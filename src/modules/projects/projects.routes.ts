@@ -17,7 +17,8 @@ export function projectRoutes(app: Api, services: { projects: ProjectsService; s
       operationId: 'projects.list',
       tags,
       summary: 'List projects',
-      description: 'Newest first (createdAt descending, then id). `total` counts all projects of the organization.',
+      description:
+        'Newest first (createdAt descending, then id). `total` counts all projects of the organization.',
       security: BEARER,
       querystring: PageQuery(),
       response: { 200: S.ListProjectsResponse, ...ERRORS },
@@ -50,7 +51,8 @@ export function projectRoutes(app: Api, services: { projects: ProjectsService; s
       params: S.ProjectParams,
       response: { 200: S.GetProjectResponse, ...ERRORS },
     },
-    handler: async (request) => ok({ project: await projects.get(contextOf(request), request.params.projectId) }),
+    handler: async (request) =>
+      ok({ project: await projects.get(contextOf(request), request.params.projectId) }),
   });
 
   app.patch('/projects/:projectId', {
@@ -98,7 +100,8 @@ export function projectRoutes(app: Api, services: { projects: ProjectsService; s
       body: S.SyncBody,
       response: { 200: S.SyncResponse, ...ERRORS },
     },
-    handler: async (request) => ok(await sync.sync(contextOf(request), request.params.projectId, request.body)),
+    handler: async (request) =>
+      ok(await sync.sync(contextOf(request), request.params.projectId, request.body)),
   });
 
   app.post('/projects/:projectId/push', {
@@ -115,6 +118,7 @@ export function projectRoutes(app: Api, services: { projects: ProjectsService; s
       body: S.PushBody,
       response: { 200: S.PushResponse, ...ERRORS },
     },
-    handler: async (request) => ok(await sync.push(contextOf(request), request.params.projectId, request.body)),
+    handler: async (request) =>
+      ok(await sync.push(contextOf(request), request.params.projectId, request.body)),
   });
 }

@@ -3,7 +3,11 @@ import { Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
 import { NAME_MAX } from '../organizations/organization.js';
 import { APP_STORE_APP_ID_PATTERN, PACKAGE_NAME_MAX, PACKAGE_NAME_PATTERN } from './project.js';
 
-const Name = Type.String({ minLength: 1, maxLength: NAME_MAX * 2, description: '1..200 characters after trimming' });
+const Name = Type.String({
+  minLength: 1,
+  maxLength: NAME_MAX * 2,
+  description: '1..200 characters after trimming',
+});
 const AppStoreAppId = Type.String({
   pattern: APP_STORE_APP_ID_PATTERN.source,
   description: 'Numeric App Store app id',
@@ -29,7 +33,9 @@ export const ProjectWithMetadata = Type.Composite([
   Project,
   Type.Object({
     metadata: Type.Object({
-      locales: Type.Array(Type.String(), { description: 'Sorted union of the locales with a listing in either store' }),
+      locales: Type.Array(Type.String(), {
+        description: 'Sorted union of the locales with a listing in either store',
+      }),
       lastSyncedAt: Nullable(Timestamp),
     }),
   }),
@@ -38,11 +44,20 @@ export const ProjectWithMetadata = Type.Composite([
 export const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 100 }) });
 
 export const ListProjectsResponse = Ok(
-  Type.Object({ projects: Type.Array(Project), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
+  Type.Object({
+    projects: Type.Array(Project),
+    total: Type.Integer(),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  }),
 );
 
 export const CreateProjectBody = Type.Object(
-  { name: Name, appStoreAppId: Type.Optional(AppStoreAppId), playStorePackageName: Type.Optional(PackageName) },
+  {
+    name: Name,
+    appStoreAppId: Type.Optional(AppStoreAppId),
+    playStorePackageName: Type.Optional(PackageName),
+  },
   { additionalProperties: false },
 );
 export const CreateProjectResponse = Ok(Type.Object({ projectId: Type.String(), project: Project }));
@@ -68,7 +83,10 @@ export const DeleteProjectResponse = Ok(Type.Object({ deleted: Type.Boolean() })
 const StoreSelection = StringEnum(['appstore', 'playstore', 'both'], { default: 'both' });
 const OutcomeError = Type.Object({ code: Type.String(), message: Type.String() });
 
-export const SyncBody = Type.Object({ store: Type.Optional(StoreSelection) }, { additionalProperties: false });
+export const SyncBody = Type.Object(
+  { store: Type.Optional(StoreSelection) },
+  { additionalProperties: false },
+);
 const SyncOutcome = Type.Object({
   synced: Type.Boolean(),
   locales: Type.Integer(),
@@ -82,7 +100,10 @@ export const PushBody = Type.Object(
   {
     store: Type.Optional(StoreSelection),
     locales: Type.Optional(
-      Type.Array(Type.String({ maxLength: 20 }), { maxItems: 200, description: 'Locales to push; all when omitted' }),
+      Type.Array(Type.String({ maxLength: 20 }), {
+        maxItems: 200,
+        description: 'Locales to push; all when omitted',
+      }),
     ),
   },
   { additionalProperties: false },

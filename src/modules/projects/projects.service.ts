@@ -5,9 +5,18 @@ import { newId } from '../../shared/ids.js';
 import type { RequestContext } from '../access/context.js';
 import { authorize } from '../access/operations.js';
 import { actorOf, recordAudit } from '../audit/audit.js';
-import { findOrganization, releaseProjectSlot, reserveProjectSlot } from '../organizations/organizations.repository.js';
+import {
+  findOrganization,
+  releaseProjectSlot,
+  reserveProjectSlot,
+} from '../organizations/organizations.repository.js';
 import { PLANS, type Plan } from '../organizations/plans.js';
-import { normalizeProjectInput, type Project, type ProjectInput, type ProjectWithMetadata } from './project.js';
+import {
+  normalizeProjectInput,
+  type Project,
+  type ProjectInput,
+  type ProjectWithMetadata,
+} from './project.js';
 import * as projects from './projects.repository.js';
 
 export interface ProjectPage {
@@ -51,7 +60,9 @@ export function createProjectsService(deps: { db: Executor; clock: Clock }) {
         if (org === undefined) throw notFound('Organization');
         const limit = PLANS[org.plan as Plan].projects;
         if (!(await reserveProjectSlot(trx, ctx.organizationId, limit))) {
-          throw usageLimitExceeded(`The ${org.plan} plan allows ${limit} projects; delete one or upgrade the plan`);
+          throw usageLimitExceeded(
+            `The ${org.plan} plan allows ${limit} projects; delete one or upgrade the plan`,
+          );
         }
         const row = {
           id: newId('proj'),
@@ -92,7 +103,9 @@ export function createProjectsService(deps: { db: Executor; clock: Clock }) {
         const updated = await projects.updateProject(trx, ctx.organizationId, projectId, {
           ...(fields.name !== undefined && { name: fields.name }),
           ...(fields.appStoreAppId !== undefined && { app_store_app_id: fields.appStoreAppId }),
-          ...(fields.playStorePackageName !== undefined && { play_store_package_name: fields.playStorePackageName }),
+          ...(fields.playStorePackageName !== undefined && {
+            play_store_package_name: fields.playStorePackageName,
+          }),
           updated_at: clock.now().toISOString(),
         });
         if (updated === undefined) throw notFound('Project');

@@ -5,7 +5,12 @@
  */
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 
 export const WINDOW_SECONDS = 60;
 

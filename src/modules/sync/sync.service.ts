@@ -36,7 +36,11 @@ export function createSyncService(deps: { projects: ProjectsService }) {
   }
 
   return {
-    async sync(ctx: RequestContext, projectId: string, input: { store?: StoreSelection }): Promise<SyncResult> {
+    async sync(
+      ctx: RequestContext,
+      projectId: string,
+      input: { store?: StoreSelection },
+    ): Promise<SyncResult> {
       authorize(ctx, 'projects.sync');
       const project = toProject(await projects.requireRow(ctx, projectId));
       const stores = selectStores(project, input.store ?? 'both');

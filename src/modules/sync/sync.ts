@@ -35,7 +35,10 @@ export interface PushResult {
 }
 
 export const STORE_LABEL: Record<Store, string> = { appstore: 'App Store', playstore: 'Google Play' };
-const IDENTIFIER: Record<Store, keyof Project> = { appstore: 'appStoreAppId', playstore: 'playStorePackageName' };
+const IDENTIFIER: Record<Store, keyof Project> = {
+  appstore: 'appStoreAppId',
+  playstore: 'playStorePackageName',
+};
 
 export const isLinked = (project: Project, store: Store): boolean => project[IDENTIFIER[store]] !== null;
 
@@ -46,13 +49,19 @@ export const isLinked = (project: Project, store: Store): boolean => project[IDE
 export function selectStores(project: Project, selection: StoreSelection): Store[] {
   if (selection !== 'both') {
     if (!isLinked(project, selection)) {
-      throw invalidField('store', `the project has no ${IDENTIFIER[selection]}; set it with PATCH /projects/:projectId`);
+      throw invalidField(
+        'store',
+        `the project has no ${IDENTIFIER[selection]}; set it with PATCH /projects/:projectId`,
+      );
     }
     return [selection];
   }
   const linked = STORES.filter((store) => isLinked(project, store));
   if (linked.length === 0) {
-    throw invalidField('store', 'the project is linked to no store; set appStoreAppId or playStorePackageName first');
+    throw invalidField(
+      'store',
+      'the project is linked to no store; set appStoreAppId or playStorePackageName first',
+    );
   }
   return linked;
 }
@@ -68,7 +77,10 @@ export function normalizeLocaleFilter(locales: string[] | undefined, stores: Sto
   if (locales === undefined) return undefined;
   locales.forEach((locale, index) => {
     if (!stores.some((store) => isStoreLocale(store, locale))) {
-      throw invalidField(`locales[${index}]`, `"${locale}" is not a locale code of ${stores.map((s) => STORE_LABEL[s]).join(' or ')}`);
+      throw invalidField(
+        `locales[${index}]`,
+        `"${locale}" is not a locale code of ${stores.map((s) => STORE_LABEL[s]).join(' or ')}`,
+      );
     }
   });
   return [...new Set(locales)];

@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+import { createTestDatabase, type TestDatabase } from './support/databases.js';
+import { startHarness, TEST_SECRET_KEY, type Harness } from './support/harness.js';
+
+let database: TestDatabase;
+let env: Record<string, string>;
+let h: Harness;
+
+beforeAll(async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-cli-'));
+  database = await createTestDatabase({ file: path.join(dir, 'cli.db') });
+  env = { DATABASE_URL: database.url, APPMETA_SECRET_KEY: TEST_SECRET_KEY };
+  const migrated = await runCli(['migrate', '--json'], env);
+  expect(migrated.code).toBe(0);
+  expect(JSON.parse(migrated.stdout)).toEqual({ applied: ['2026_11_22_0001_create_core_tables'] });
+  h = await startHarness({ database });
+});
+afterAll(async () => {
+  await h.close();
+  await database.drop();
+});
+
+describe('appmeta CLI', () => {
+  it('migrate is idempotent', async () => {
+    const again = await runCli(['migrate', '--json'], env);
+    expect(JSON.parse(again.stdout)).toEqual({ applied: [] });
+    const human = await runCli(['migrate'], env);
+    expect(human.stdout.trim()).toBe('No pending migrations.');
+  });
+
+  it('org create --json prints exactly one object with organization, member and a working apiKey', async () => {
+    const res = await runCli(
+      ['org', 'create', '--name', 'Acme', '--admin-email', 'Ops@Acme.io', '--plan', 'pro', '--json'],
+      env,
+    );
+    expect(res.code).toBe(0);
+    const lines = res.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const out = JSON.parse(lines[0]!);
+    expect(out).toEqual({
+      organization: expect.objectContaining({
+        id: expect.stringMatching(/^org_/),
+        name: 'Acme',
+        plan: 'pro',
+        memberCount: 1,
+      }),
+      member: expect.objectContaining({
+        id: expect.stringMatching(/^mem_/),
+        email: 'ops@acme.io',
+        role: 'admin',
+      }),
+      apiKey: expect.stringMatching(/^amk_/),
+    });
+    const me = await h.client(out.apiKey).get('/api/v1/organization');
+    expect(me.body.data.id).toBe(out.organization.id);
+  });
+
+  it('org set-plan changes the plan, effective on the next request', async () => {
+    const created = JSON.parse(
+      (await runCli(['org', 'create', '--name', 'Plan', '--admin-email', 'p@example.com', '--json'], env))
+        .stdout,
+    );
+    const before = await h.client(created.apiKey).get('/api/v1/organization');
+    expect(before.headers['x-ratelimit-limit']).toBe('100');
+    const res = await runCli(
+      ['org', 'set-plan', '--org', created.organization.id, '--plan', 'enterprise', '--json'],
+      env,
+    );
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout).organization.plan).toBe('enterprise');
+    const after = await h.client(created.apiKey).get('/api/v1/organization');
+    expect(after.body.data.plan).toBe('enterprise');
+    expect(after.headers['x-ratelimit-limit']).toBe('10000');
+  });
+
+  it('key create --json issues a working key for a member', async () => {
+    const created = JSON.parse(
+      (await runCli(['org', 'create', '--name', 'Keys', '--admin-email', 'k@example.com', '--json'], env))
+        .stdout,
+    );
+    const res = await runCli(
+      ['key', 'create', '--member', created.member.id, '--name', 'deploy', '--json'],
+      env,
+    );
+    expect(res.code).toBe(0);
+    const out = JSON.parse(res.stdout);
+    expect(out.key).toMatchObject({ name: 'deploy', memberId: created.member.id });
+    expect((await h.client(out.apiKey).get('/api/v1/projects')).status).toBe(200);
+  });
+
+  it('reports bad input with a non-zero exit and, with --json, one error object', async () => {
+    const badPlan = await runCli(
+      ['org', 'create', '--name', 'X', '--admin-email', 'x@example.com', '--plan', 'gold', '--json'],
+      env,
+    );
+    expect(badPlan.code).toBe(1);
+    expect(JSON.parse(badPlan.stdout)).toEqual({
+      error: { code: 'INVALID_REQUEST', message: expect.stringContaining('plan') },
+    });
+    const unknownMember = await runCli(['key', 'create', '--member', 'mem_nobody'], env);
+    expect(unknownMember.code).toBe(1);
+    expect(unknownMember.stderr).toContain('Member not found');
+    const missing = await runCli(['org', 'create', '--name', 'X'], env);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('--admin-email');
+  });
+
+  it('stops on bad configuration with one line naming the variable (exit 2)', async () => {
+    const res = await runCli(['migrate'], { DATABASE_URL: 'mysql://nope', PORT: 'eighty' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('DATABASE_URL');
+    expect(res.stderr).toContain('PORT');
+  });
+});

@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { startServer } from '../src/server.js';
+import { BIN } from './support/cli.js';
+import { createTestDatabase, type TestDatabase } from './support/databases.js';
+import { TEST_SECRET_KEY } from './support/harness.js';
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-serve-'));
+  database = await createTestDatabase({ file: path.join(dir, 'serve.db') });
+});
+afterAll(() => database.drop());
+
+/** Starts `appmeta serve` on a free port and resolves once it listens. */
+function serve() {
+  const child = spawn(BIN, ['serve'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: database.url,
+      APPMETA_SECRET_KEY: TEST_SECRET_KEY,
+      PORT: '0',
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /"url":"(http:\/\/[^"]+)".*appmeta is listening/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, listening, exited, output: () => ({ stdout, stderr }) };
+}
+
+describe('appmeta serve', () => {
+  it('creates the default organization on first start and prints its admin key once; SIGTERM exits 0', async () => {
+    const first = serve();
+    const url = await first.listening;
+    const key = /Admin API key \(shown once, store it now\): (amk_\S+)/.exec(first.output().stdout)?.[1];
+    expect(key).toBeDefined();
+    expect(first.output().stdout).toContain('Use it as: curl -H "Authorization: Bearer');
+    const org = (await (
+      await fetch(`${url}/api/v1/organization`, { headers: { authorization: `Bearer ${key}` } })
+    ).json()) as any;
+    expect(org.data).toMatchObject({ name: 'Default', plan: 'enterprise', memberCount: 1 });
+    expect(first.output().stderr).not.toContain(key!);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(first.output().stderr).toContain('stopped');
+
+    const second = serve();
+    await second.listening;
+    expect(second.output().stdout).not.toContain('amk_');
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('finishes an in-flight request during shutdown and refuses new connections', async () => {
+    const config = loadConfig({
+      DATABASE_URL: database.url,
+      APPMETA_SECRET_KEY: TEST_SECRET_KEY,
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+    });
+    const server = await startServer(config, { logger: pino({ level: 'silent' }), print: () => undefined });
+    const port = new URL(server.url).port;
+    // An org to authenticate with, made through the operator path.
+    const { createOrganizationsService } =
+      await import('../src/modules/organizations/organizations.service.js');
+    const created = await createOrganizationsService({
+      db: server.db.kysely,
+      clock: { now: () => new Date() },
+    }).create({
+      name: 'Shutdown',
+      adminEmail: 'shutdown@example.com',
+    });
+    const body = JSON.stringify({ name: 'Created during shutdown' });
+    const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/api/v1/projects',
+          headers: {
+            authorization: `Bearer ${created.apiKey}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+        },
+      );
+      request.on('error', reject);
+      // Send half the body now, the rest once shutdown has begun.
+      request.write(body.slice(0, 10));
+      setTimeout(() => request.end(body.slice(10)), 300);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stopped = server.stop();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+    const finished = await inFlight;
+    expect(finished.status).toBe(201);
+    expect(JSON.parse(finished.body).data.project.name).toBe('Created during shutdown');
+    await stopped;
+  });
+});

@@ -30,9 +30,3 @@ export function base32(bytes: Uint8Array): string {
   if (bits > 0) out += ALPHABET[(buffer << (5 - bits)) & 31];
   return out;
 }
-
-const ID_PATTERN = /^[a-z]{2,5}_[0-9a-z]{26}$/;
-
-/** Whether a caller-supplied string can be one of our ids; others are answered "not found" unread. */
-export const isWellFormedId = (prefix: IdPrefix, value: string): boolean =>
-  value.startsWith(`${prefix}_`) && ID_PATTERN.test(value);

@@ -24,6 +24,7 @@ import { ERRORS, ErrorResponse, Ok, PUBLIC } from './http/schemas.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/invites.routes.js';
+import { listingRoutes } from './modules/listings/listings.routes.js';
 import { memberRoutes } from './modules/members/members.routes.js';
 import { organizationRoutes } from './modules/organizations/organizations.routes.js';
 import { projectRoutes } from './modules/projects/projects.routes.js';
@@ -94,6 +95,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
       },
       tags: [
         { name: 'projects', description: 'Apps and their store links, sync and push' },
+        {
+          name: 'listings',
+          description:
+            'Per-store, per-locale listing texts: edit, diff, history, approvals, fastlane import/export',
+        },
         { name: 'organization', description: 'The organization, its settings and audit log' },
         { name: 'members', description: 'Members, roles and invites' },
         { name: 'api-keys', description: 'API keys of members' },
@@ -141,6 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
 
 function versionOneRoutes(api: Api, services: Services): void {
   projectRoutes(api, services);
+  listingRoutes(api, services);
   organizationRoutes(api, services);
   memberRoutes(api, services);
   inviteRoutes(api, services);

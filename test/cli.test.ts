@@ -16,7 +16,9 @@ beforeAll(async () => {
   env = { DATABASE_URL: database.url, APPMETA_SECRET_KEY: TEST_SECRET_KEY };
   const migrated = await runCli(['migrate', '--json'], env);
   expect(migrated.code).toBe(0);
-  expect(JSON.parse(migrated.stdout)).toEqual({ applied: ['2026_11_22_0001_create_core_tables'] });
+  expect(JSON.parse(migrated.stdout)).toEqual({
+    applied: ['2026_11_22_0001_create_core_tables', '2026_11_22_0002_create_listings'],
+  });
   h = await startHarness({ database });
 });
 afterAll(async () => {
@@ -107,6 +109,47 @@ describe('appmeta CLI', () => {
     const missing = await runCli(['org', 'create', '--name', 'X'], env);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('--admin-email');
+  });
+
+  it('listings import and export work against a directory in the fastlane layout', async () => {
+    const org = await h.given.organization();
+    const project = (
+      await h.given.project(org.admin, { appStoreAppId: '1', playStorePackageName: 'com.example.cli' })
+    ).id;
+    const source = fs.mkdtempSync(path.join(os.tmpdir(), 'fastlane-in-'));
+    const write = (file: string, content: string) => {
+      fs.mkdirSync(path.dirname(path.join(source, file)), { recursive: true });
+      fs.writeFileSync(path.join(source, file), content);
+    };
+    write('fastlane/metadata/en-US/name.txt', 'CLI App\n');
+    write('fastlane/metadata/en-US/keywords.txt', 'cli,tool\n');
+    write('fastlane/metadata/android/en-US/title.txt', 'CLI App');
+    const imported = await runCli(
+      ['listings', 'import', '--project', project, '--dir', source, '--json'],
+      env,
+    );
+    expect(imported.code).toBe(0);
+    expect(JSON.parse(imported.stdout).imported).toHaveLength(2);
+    const listing = await org.admin.api.get(`/api/v1/projects/${project}/listings/appstore/en-US`);
+    expect(listing.body.data.listing.fields.keywords.value).toBe('cli,tool');
+    const history = await org.admin.api.get(`/api/v1/projects/${project}/listings/appstore/en-US/history`);
+    expect(history.body.data.entries[0]).toMatchObject({ source: 'import', actor: { memberId: null } });
+
+    const target = fs.mkdtempSync(path.join(os.tmpdir(), 'fastlane-out-'));
+    const exported = await runCli(
+      ['listings', 'export', '--project', project, '--dir', target, '--json'],
+      env,
+    );
+    expect(exported.code).toBe(0);
+    expect(fs.readFileSync(path.join(target, 'fastlane/metadata/en-US/name.txt'), 'utf8')).toBe('CLI App\n');
+    expect(fs.readFileSync(path.join(target, 'fastlane/metadata/android/en-US/title.txt'), 'utf8')).toBe(
+      'CLI App',
+    );
+
+    write('fastlane/metadata/en-US/subtitle.txt', 'x'.repeat(31));
+    const invalid = await runCli(['listings', 'import', '--project', project, '--dir', source], env);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('fastlane/metadata/en-US/subtitle.txt must be at most 30 characters');
   });
 
   it('stops on bad configuration with one line naming the variable (exit 2)', async () => {

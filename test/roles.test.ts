@@ -26,6 +26,24 @@ const MATRIX: Record<OperationId, [boolean, boolean, boolean, Call]> = {
   'projects.delete': [X, X, V, (a, s) => a.api.delete(`/api/v1/projects/${s.project}`)],
   'projects.sync': [X, V, V, (a, s) => a.api.post(`/api/v1/projects/${s.project}/sync`, {})],
   'projects.push': [X, V, V, (a, s) => a.api.post(`/api/v1/projects/${s.project}/push`, {})],
+  'listings.read': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/listings`)],
+  'listings.edit': [
+    X,
+    V,
+    V,
+    (a, s) => a.api.patch(`/api/v1/projects/${s.project}/listings/appstore/en-US`, { name: 'Hello' }),
+  ],
+  'listings.approve': [
+    X,
+    X,
+    V,
+    async (a, s) => {
+      await s.org.admin.api.patch(`/api/v1/projects/${s.project}/listings/playstore/de-DE`, {
+        title: 'Hallo',
+      });
+      return a.api.post(`/api/v1/projects/${s.project}/approvals`);
+    },
+  ],
   'organization.get': [V, V, V, (a) => a.api.get('/api/v1/organization')],
   'organization.update': [X, X, V, (a) => a.api.patch('/api/v1/organization', { name: 'New name' })],
   'auditLog.list': [X, X, V, (a) => a.api.get('/api/v1/organization/audit-log')],

@@ -2,11 +2,16 @@
  * The operator CLI (design.md §3). Every command accepts --json and then prints exactly one JSON
  * object on stdout; logs go to stderr. Exit status: 0 success, 1 failure, 2 bad configuration.
  */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { createDb, type Db } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { AppError } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
+import { operatorContext, type RequestContext } from '../modules/access/context.js';
+import { findProjectAnywhere } from '../modules/projects/projects.repository.js';
+import { createServices, type Services } from '../services.js';
 import { createLogger } from '../logger.js';
 import { issueKeyByOperator } from '../modules/api-keys/api-keys.service.js';
 import { createOrganizationsService } from '../modules/organizations/organizations.service.js';
@@ -119,7 +124,72 @@ export function buildCli(): Command {
       ]);
     });
 
+  const listings = program.command('listings').description('store listings in the fastlane layout');
+  listings
+    .command('export')
+    .description("write a project's listings as a fastlane tree (fastlane/metadata/...) into a directory")
+    .requiredOption('--project <id>', 'project id')
+    .requiredOption('--dir <path>', 'target directory (created if missing)')
+    .action(async (options: { project: string; dir: string }) => {
+      const written = await withProject(options.project, async (ctx, services) => {
+        const files = await services.fastlane.exportFiles(ctx, options.project);
+        for (const [file, content] of files) {
+          const target = path.join(options.dir, file);
+          await fs.mkdir(path.dirname(target), { recursive: true });
+          await fs.writeFile(target, content);
+        }
+        return [...files.keys()];
+      });
+      emit(output(), { files: written }, [`Wrote ${written.length} files under ${options.dir}`]);
+    });
+  listings
+    .command('import')
+    .description('import a fastlane tree from a directory (all or nothing)')
+    .requiredOption('--project <id>', 'project id')
+    .requiredOption('--dir <path>', 'directory holding fastlane/metadata or metadata')
+    .action(async (options: { project: string; dir: string }) => {
+      const files = await readTree(options.dir);
+      const result = await withProject(options.project, (ctx, services) =>
+        services.fastlane.importFiles(ctx, options.project, files),
+      );
+      emit(output(), result, [
+        ...result.imported.map((i) => `Imported ${i.store}/${i.locale}: ${i.fields} fields`),
+        ...result.warnings.map((w) => `Warning ${w.store}/${w.locale} ${w.field}: ${w.message}`),
+        ...(result.skipped.length > 0
+          ? [`Skipped ${result.skipped.length} files that are not listing texts`]
+          : []),
+      ]);
+    });
+
   return program;
+}
+
+/** Runs a command on one project as the operator, inside the project's organization. */
+async function withProject<T>(
+  projectId: string,
+  run: (ctx: RequestContext, services: Services) => Promise<T>,
+): Promise<T> {
+  const config = loadConfig();
+  return withDatabase(config, async (db) => {
+    const project = await findProjectAnywhere(db.kysely, projectId);
+    if (project === undefined) throw notFound('Project');
+    const services = createServices({ db, clock: systemClock, config });
+    return run(operatorContext(project.organization_id, createLogger(config)), services);
+  });
+}
+
+/** Every regular file under a directory, keyed by its path relative to it (hidden files skipped). */
+async function readTree(root: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  const entries = await fs.readdir(root, { recursive: true, withFileTypes: true });
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    const relative = path.relative(root, full).split(path.sep).join('/');
+    if (relative.split('/').some((part) => part.startsWith('.'))) continue;
+    files.set(relative, await fs.readFile(full, 'utf8'));
+  }
+  return files;
 }
 
 /** Entry point of bin/appmeta. */

@@ -1,10 +1,12 @@
 import { Migrator, type Migration, type MigrationResultSet } from 'kysely';
 import type { Db } from './database.js';
 import * as createCoreTables from './migrations/2026_11_22_0001_create_core_tables.js';
+import * as createListings from './migrations/2026_11_22_0002_create_listings.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
   '2026_11_22_0001_create_core_tables': createCoreTables,
+  '2026_11_22_0002_create_listings': createListings,
 };
 
 /** Applies pending migrations; throws when one fails so that `appmeta migrate` exits non-zero. */

@@ -82,6 +82,50 @@ export interface SystemStateTable {
   value: string;
 }
 
+export interface ListingsTable {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  store: string;
+  locale: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ListingFieldsTable {
+  listing_id: string;
+  field: string;
+  value: string | null;
+  base: string | null;
+  conflict_value: string | null;
+  in_conflict: number;
+  updated_at: string;
+}
+
+export interface ListingHistoryTable {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  store: string;
+  locale: string;
+  field: string;
+  old_value: string | null;
+  new_value: string | null;
+  source: string;
+  actor_member_id: string | null;
+  created_at: string;
+}
+
+export interface ApprovalsTable {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  diff_hash: string;
+  approved_by: string;
+  created_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   members: MembersTable;
@@ -90,4 +134,8 @@ export interface Database {
   invites: InvitesTable;
   audit_log: AuditLogTable;
   system_state: SystemStateTable;
+  listings: ListingsTable;
+  listing_fields: ListingFieldsTable;
+  listing_history: ListingHistoryTable;
+  approvals: ApprovalsTable;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** Type prefixes of design.md §4. */
-export type IdPrefix = 'org' | 'mem' | 'proj' | 'inv' | 'key' | 'aud' | 'op' | 'appr';
+export type IdPrefix = 'org' | 'mem' | 'proj' | 'inv' | 'key' | 'aud' | 'op' | 'appr' | 'lst' | 'hist';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 

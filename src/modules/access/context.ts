@@ -18,3 +18,15 @@ export interface RequestContext {
   readonly requestId: string;
   readonly log: Logger;
 }
+
+/** The operator behind the CLI: acts with admin rights inside one organization, recorded as no member. */
+export const OPERATOR_MEMBER_ID = 'operator';
+
+export function operatorContext(organizationId: string, log: Logger): RequestContext {
+  return {
+    organizationId,
+    principal: { memberId: OPERATOR_MEMBER_ID, role: 'admin', keyId: 'operator' },
+    requestId: 'cli',
+    log,
+  };
+}

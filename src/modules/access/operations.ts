@@ -21,6 +21,10 @@ export const OPERATIONS = {
   'projects.sync': editors,
   'projects.push': editors,
 
+  'listings.read': anyone,
+  'listings.edit': editors,
+  'listings.approve': admins,
+
   'organization.get': anyone,
   'organization.update': admins,
   'auditLog.list': admins,

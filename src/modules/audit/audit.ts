@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../shared/ids.js';
-import type { RequestContext } from '../access/context.js';
+import { OPERATOR_MEMBER_ID, type RequestContext } from '../access/context.js';
 import type { OperationId } from '../access/operations.js';
 
 /** Who did it: a member through one of its keys, or the operator through the CLI (both null). */
@@ -11,10 +11,10 @@ export interface AuditActor {
 
 export const OPERATOR: AuditActor = { memberId: null, keyId: null };
 
-export const actorOf = (ctx: RequestContext): AuditActor => ({
-  memberId: ctx.principal.memberId,
-  keyId: ctx.principal.keyId,
-});
+export const actorOf = (ctx: RequestContext): AuditActor =>
+  ctx.principal.memberId === OPERATOR_MEMBER_ID
+    ? OPERATOR
+    : { memberId: ctx.principal.memberId, keyId: ctx.principal.keyId };
 
 /** Actions that are not API operations of a caller: done by the operator or by an invitee. */
 export type SystemAction =

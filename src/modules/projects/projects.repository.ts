@@ -33,6 +33,11 @@ export async function findProjectRow(db: Executor, organizationId: string, id: s
     .executeTakeFirst();
 }
 
+/** Operator lookup across organizations (CLI only). */
+export async function findProjectAnywhere(db: Executor, id: string) {
+  return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export async function updateProject(
   db: Executor,
   organizationId: string,

@@ -5,6 +5,7 @@ import { newId } from '../../shared/ids.js';
 import type { RequestContext } from '../access/context.js';
 import { authorize } from '../access/operations.js';
 import { actorOf, recordAudit } from '../audit/audit.js';
+import { activeLocales } from '../listings/listings.repository.js';
 import {
   findOrganization,
   releaseProjectSlot,
@@ -90,8 +91,8 @@ export function createProjectsService(deps: { db: Executor; clock: Clock }) {
     async get(ctx: RequestContext, projectId: string): Promise<ProjectWithMetadata> {
       authorize(ctx, 'projects.get');
       const row = await requireRow(db, ctx, projectId);
-      // Listings arrive with the listings module; until a project has one, its locale list is empty.
-      return { ...projects.toProject(row), metadata: { locales: [], lastSyncedAt: row.last_synced_at } };
+      const locales = await activeLocales(db, projectId);
+      return { ...projects.toProject(row), metadata: { locales, lastSyncedAt: row.last_synced_at } };
     },
 
     /** Partial update; `null` clears a store identifier. */

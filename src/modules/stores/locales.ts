@@ -61,3 +61,19 @@ export const APPSTORE_TO_PLAYSTORE: Readonly<Record<string, string>> = {
   'zh-Hans': 'zh-CN',
   'zh-Hant': 'zh-TW',
 };
+
+/** Google code → Apple code, where they differ; zh-HK has no default (Apple has one zh-Hant). */
+export const PLAYSTORE_TO_APPSTORE: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(APPSTORE_TO_PLAYSTORE).map(([apple, google]) => [google, apple]),
+);
+
+/**
+ * The locale code in `to` for the same language as `locale` in `from`, or null when the target
+ * store has no such locale (e.g. Apple or-IN on Google Play).
+ */
+export function mapLocale(from: Store, to: Store, locale: string): string | null {
+  if (from === to) return locale;
+  const table = from === 'appstore' ? APPSTORE_TO_PLAYSTORE : PLAYSTORE_TO_APPSTORE;
+  const mapped = table[locale] ?? locale;
+  return isStoreLocale(to, mapped) ? mapped : null;
+}

@@ -1,5 +1,6 @@
 import type { RequestContext } from '../access/context.js';
 import { authorize } from '../access/operations.js';
+import type { ListingsService } from '../listings/listings.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { toProject } from '../projects/projects.repository.js';
 import { STORES, type Store } from '../stores/locales.js';
@@ -18,8 +19,8 @@ import {
  * Sync and push of a project's listings. No store credentials can be set yet, so every linked
  * store answers STORE_NOT_CONFIGURED: the true outcome until credentials and connectors exist.
  */
-export function createSyncService(deps: { projects: ProjectsService }) {
-  const { projects } = deps;
+export function createSyncService(deps: { projects: ProjectsService; listings: ListingsService }) {
+  const { projects, listings } = deps;
 
   const notConfigured = (store: Store): OutcomeError => ({
     code: 'STORE_NOT_CONFIGURED',
@@ -61,6 +62,7 @@ export function createSyncService(deps: { projects: ProjectsService }) {
       const project = toProject(await projects.requireRow(ctx, projectId));
       const stores = selectStores(project, input.store ?? 'both');
       normalizeLocaleFilter(input.locales, stores);
+      await listings.assertPushAllowed(ctx, projectId);
       const errors = outcomes(project, stores);
       return {
         pushedLocales: [],

@@ -1,0 +1,54 @@
+import type { Store } from '../stores/locales.js';
+
+export type FieldState = 'unchanged' | 'modified' | 'conflict';
+
+export interface FieldView {
+  /** The team's working copy. */
+  value: string | null;
+  /** What the store had at the last successful sync or push. */
+  base: string | null;
+  state: FieldState;
+  /** On a conflict: the store's value found by the sync that detected it. */
+  storeValue?: string | null;
+}
+
+export interface Listing {
+  store: Store;
+  locale: string;
+  state: FieldState;
+  fields: Record<string, FieldView>;
+  updatedAt: string;
+}
+
+export type EditSource = 'edit' | 'revert' | 'copy' | 'import' | 'sync' | 'push';
+
+export interface HistoryEntry {
+  id: string;
+  field: string;
+  old: string | null;
+  new: string | null;
+  source: EditSource;
+  actor: { memberId: string | null };
+  createdAt: string;
+}
+
+export interface FieldChange {
+  old: string | null;
+  new: string | null;
+  conflict?: { storeValue: string | null };
+}
+
+export interface ListingDiff {
+  inSync: boolean;
+  changeCount: number;
+  /** store → locale → field → change. */
+  stores: Partial<Record<Store, Record<string, Record<string, FieldChange>>>>;
+  /** Locales deleted here that a push with `prune: true` would remove from the store. */
+  removedLocales: Partial<Record<Store, string[]>>;
+  /** SHA-256 over the whole project's pending changes: what an approval is bound to. */
+  hash: string;
+  approval: { required: boolean; approved: boolean; approvedBy: string | null; approvedAt: string | null };
+}
+
+/** A set of field edits for one listing; `null` clears a field. */
+export type FieldEdits = Record<string, string | null>;

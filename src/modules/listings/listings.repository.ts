@@ -1,0 +1,166 @@
+import type { Executor } from '../../db/database.js';
+import type { ListingFieldsTable, ListingHistoryTable, ListingsTable } from '../../db/tables.js';
+
+export type ListingRow = ListingsTable;
+export type FieldRow = ListingFieldsTable;
+
+export interface ListingWithFields extends ListingRow {
+  fields: FieldRow[];
+}
+
+export async function findListing(db: Executor, projectId: string, store: string, locale: string) {
+  return db
+    .selectFrom('listings')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('store', '=', store)
+    .where('locale', '=', locale)
+    .executeTakeFirst();
+}
+
+/** Every listing of a project (active and removed) with its fields, ordered by store and locale. */
+export async function listListings(
+  db: Executor,
+  organizationId: string,
+  projectId: string,
+): Promise<ListingWithFields[]> {
+  const rows = await db
+    .selectFrom('listings')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('project_id', '=', projectId)
+    .orderBy('store')
+    .orderBy('locale')
+    .execute();
+  if (rows.length === 0) return [];
+  const fields = await db
+    .selectFrom('listing_fields')
+    .innerJoin('listings', 'listings.id', 'listing_fields.listing_id')
+    .selectAll('listing_fields')
+    .where('listings.project_id', '=', projectId)
+    .execute();
+  const byListing = new Map<string, FieldRow[]>();
+  for (const field of fields) {
+    const list = byListing.get(field.listing_id) ?? [];
+    list.push(field);
+    byListing.set(field.listing_id, list);
+  }
+  return rows.map((row) => ({ ...row, fields: byListing.get(row.id) ?? [] }));
+}
+
+export async function listFields(db: Executor, listingId: string): Promise<FieldRow[]> {
+  return db.selectFrom('listing_fields').selectAll().where('listing_id', '=', listingId).execute();
+}
+
+export async function insertListing(db: Executor, row: ListingRow): Promise<void> {
+  await db.insertInto('listings').values(row).execute();
+}
+
+export async function setListingStatus(db: Executor, id: string, status: 'active' | 'removed', at: string) {
+  await db.updateTable('listings').set({ status, updated_at: at }).where('id', '=', id).execute();
+}
+
+export async function touchListing(db: Executor, id: string, at: string): Promise<void> {
+  await db.updateTable('listings').set({ updated_at: at }).where('id', '=', id).execute();
+}
+
+export async function deleteListing(db: Executor, id: string): Promise<void> {
+  await db.deleteFrom('listings').where('id', '=', id).execute();
+}
+
+export async function upsertField(db: Executor, row: FieldRow): Promise<void> {
+  await db
+    .insertInto('listing_fields')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['listing_id', 'field']).doUpdateSet({
+        value: row.value,
+        base: row.base,
+        conflict_value: row.conflict_value,
+        in_conflict: row.in_conflict,
+        updated_at: row.updated_at,
+      }),
+    )
+    .execute();
+}
+
+export async function insertHistory(db: Executor, rows: ListingHistoryTable[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('listing_history').values(rows).execute();
+}
+
+export async function listHistory(
+  db: Executor,
+  projectId: string,
+  store: string,
+  locale: string,
+  page: { limit: number; offset: number },
+) {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('listing_history')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('store', '=', store)
+      .where('locale', '=', locale)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    db
+      .selectFrom('listing_history')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('project_id', '=', projectId)
+      .where('store', '=', store)
+      .where('locale', '=', locale)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.count) };
+}
+
+export async function findHistoryEntry(db: Executor, projectId: string, id: string) {
+  return db
+    .selectFrom('listing_history')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function insertApproval(
+  db: Executor,
+  row: {
+    id: string;
+    organization_id: string;
+    project_id: string;
+    diff_hash: string;
+    approved_by: string;
+    created_at: string;
+  },
+) {
+  await db.insertInto('approvals').values(row).execute();
+}
+
+export async function latestApproval(db: Executor, projectId: string) {
+  return db
+    .selectFrom('approvals')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Sorted locales with an active listing in either store (project metadata). */
+export async function activeLocales(db: Executor, projectId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('listings')
+    .select('locale')
+    .distinct()
+    .where('project_id', '=', projectId)
+    .where('status', '=', 'active')
+    .execute();
+  // Sorted here, not in SQL, so that both databases give the same (code-unit) order.
+  return rows.map((row) => row.locale).sort();
+}

@@ -1,0 +1,254 @@
+import { Type } from '@sinclair/typebox';
+import { invalid } from '../../errors.js';
+import type { Api } from '../../http/api.js';
+import { ok } from '../../http/envelope.js';
+import { optionalBody } from '../../http/hooks.js';
+import { contextOf } from '../../http/identity.js';
+import { BEARER, ERRORS, Ok, PageQuery, StringEnum } from '../../http/schemas.js';
+import type { FastlaneTransfer } from './fastlane-transfer.js';
+import type { ListingsService } from './listings.service.js';
+import * as S from './listings.schemas.js';
+
+const tags = ['listings'];
+const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 100 }) });
+const ARCHIVE_TYPES = [
+  'application/gzip',
+  'application/x-gzip',
+  'application/x-tar+gzip',
+  'application/zip',
+  'application/octet-stream',
+];
+const IMPORT_BODY_LIMIT = 10 * 1024 * 1024;
+
+export function listingRoutes(
+  app: Api,
+  services: { listings: ListingsService; fastlane: FastlaneTransfer },
+): void {
+  const { listings, fastlane } = services;
+
+  app.get('/projects/:projectId/listings', {
+    schema: {
+      operationId: 'listings.list',
+      tags,
+      summary: 'All listings of a project',
+      description:
+        'Every store and locale, each field with `value` (working copy), `base` (store at last sync/push) and state.',
+      security: BEARER,
+      params: ProjectParams,
+      response: { 200: Ok(Type.Object({ listings: Type.Array(S.ListingSchema) })), ...ERRORS },
+    },
+    handler: async (request) =>
+      ok({ listings: await listings.list(contextOf(request), request.params.projectId) }),
+  });
+
+  app.get('/projects/:projectId/listings/:store/:locale', {
+    schema: {
+      operationId: 'listings.get',
+      tags,
+      summary: 'One listing',
+      security: BEARER,
+      params: S.ListingParams,
+      response: { 200: Ok(Type.Object({ listing: S.ListingSchema })), ...ERRORS },
+    },
+    handler: async (request) => {
+      const { projectId, store, locale } = request.params;
+      return ok({ listing: await listings.get(contextOf(request), projectId, store, locale) });
+    },
+  });
+
+  app.patch('/projects/:projectId/listings/:store/:locale', {
+    schema: {
+      operationId: 'listings.update',
+      tags,
+      summary: 'Edit a listing (creates the locale if new)',
+      description:
+        'Partial update; `null` clears a field. Limits of design.md §9 are errors (one `details` entry per field); ' +
+        'advice (keyword hygiene, the other platform named, placeholder text) comes back in `data.warnings`.',
+      security: BEARER,
+      params: S.ListingParams,
+      body: S.ListingPatch,
+      response: { 200: S.EditResponse, ...ERRORS },
+    },
+    handler: async (request) => {
+      const { projectId, store, locale } = request.params;
+      return ok(
+        await listings.update(
+          contextOf(request),
+          projectId,
+          store,
+          locale,
+          request.body as Record<string, string | null>,
+        ),
+      );
+    },
+  });
+
+  app.delete('/projects/:projectId/listings/:store/:locale', {
+    schema: {
+      operationId: 'listings.delete',
+      tags,
+      summary: 'Delete a local locale',
+      description:
+        'Removes the locale here. If the store has it, it is removed from the store only by a push with `prune: true` ' +
+        '(`pendingStoreRemoval`).',
+      security: BEARER,
+      params: S.ListingParams,
+      response: {
+        200: Ok(Type.Object({ deleted: Type.Boolean(), pendingStoreRemoval: Type.Boolean() })),
+        ...ERRORS,
+      },
+    },
+    handler: async (request) => {
+      const { projectId, store, locale } = request.params;
+      return ok(await listings.remove(contextOf(request), projectId, store, locale));
+    },
+  });
+
+  app.get('/projects/:projectId/diff', {
+    schema: {
+      operationId: 'listings.diff',
+      tags,
+      summary: 'What a push would change',
+      description:
+        'Per store, per locale, per field: old (base) → new (working copy). Empty and `inSync` when nothing is pending.',
+      security: BEARER,
+      params: ProjectParams,
+      querystring: Type.Object({
+        store: Type.Optional(StringEnum(['appstore', 'playstore', 'both'], { default: 'both' })),
+      }),
+      response: { 200: S.DiffResponse, ...ERRORS },
+    },
+    handler: async (request) =>
+      ok(await listings.diff(contextOf(request), request.params.projectId, request.query.store)),
+  });
+
+  app.get('/projects/:projectId/listings/:store/:locale/history', {
+    schema: {
+      operationId: 'listings.history',
+      tags,
+      summary: 'Change history of a listing',
+      description:
+        'Every change: who, when, field, old, new, and its source (edit, revert, copy, import, sync, push). Newest first.',
+      security: BEARER,
+      params: S.ListingParams,
+      querystring: PageQuery(),
+      response: { 200: S.HistoryResponse, ...ERRORS },
+    },
+    handler: async (request) => {
+      const { projectId, store, locale } = request.params;
+      const page = await listings.history(contextOf(request), projectId, store, locale, request.query);
+      return ok({ ...page, ...request.query });
+    },
+  });
+
+  app.post('/projects/:projectId/listings/:store/:locale/revert', {
+    schema: {
+      operationId: 'listings.revert',
+      tags,
+      summary: 'Revert a field to a history entry',
+      description:
+        'Sets the entry\'s field to its value before the entry (`to: "before"`, undo) or after it; recorded as a new change.',
+      security: BEARER,
+      params: S.ListingParams,
+      body: S.RevertBody,
+      response: { 200: S.EditResponse, ...ERRORS },
+    },
+    handler: async (request) => {
+      const { projectId, store, locale } = request.params;
+      return ok(await listings.revert(contextOf(request), projectId, store, locale, request.body));
+    },
+  });
+
+  app.post('/projects/:projectId/listings/copy', {
+    schema: {
+      operationId: 'listings.copy',
+      tags,
+      summary: 'Copy texts between stores or locales',
+      description:
+        'Maps fields between the stores (App Store name ↔ Play title, subtitle ↔ shortDescription, description ↔ ' +
+        'fullDescription) and locale codes (e.g. zh-Hans → zh-CN). Validated like an edit.',
+      security: BEARER,
+      params: ProjectParams,
+      body: S.CopyBody,
+      response: { 200: S.CopyResponse, ...ERRORS },
+    },
+    handler: async (request) =>
+      ok(await listings.copy(contextOf(request), request.params.projectId, request.body)),
+  });
+
+  app.post('/projects/:projectId/approvals', {
+    preValidation: optionalBody,
+    schema: {
+      operationId: 'listings.approve',
+      tags,
+      summary: 'Approve the pending changes',
+      description: 'Admin only. Binds the approval to the current diff; any later edit voids it.',
+      security: BEARER,
+      params: ProjectParams,
+      body: Type.Object({}, { additionalProperties: false }),
+      response: { 201: S.ApprovalResponse, ...ERRORS },
+    },
+    handler: async (request, reply) =>
+      reply.code(201).send(ok(await listings.approve(contextOf(request), request.params.projectId))),
+  });
+
+  app.get('/projects/:projectId/export', {
+    schema: {
+      operationId: 'listings.export',
+      tags,
+      summary: 'Export listings in the fastlane layout',
+      description:
+        'A tar.gz (default) or zip of `fastlane/metadata/<locale>/*.txt` (deliver) and ' +
+        '`fastlane/metadata/android/<language>/*.txt` (supply), with the working copies.',
+      security: BEARER,
+      params: ProjectParams,
+      querystring: Type.Object({
+        format: Type.Optional(StringEnum(['fastlane'], { default: 'fastlane' })),
+        archive: Type.Optional(StringEnum(['tar.gz', 'zip'], { default: 'tar.gz' })),
+      }),
+      response: { 200: Type.Unsafe({ type: 'string', format: 'binary' }), ...ERRORS },
+    },
+    handler: async (request, reply) => {
+      const archive = request.query.archive ?? 'tar.gz';
+      const body = await fastlane.exportArchive(contextOf(request), request.params.projectId, archive);
+      return reply
+        .type(archive === 'zip' ? 'application/zip' : 'application/gzip')
+        .header(
+          'Content-Disposition',
+          `attachment; filename="${request.params.projectId}-fastlane.${archive}"`,
+        )
+        .send(body);
+    },
+  });
+
+  // The import body is an archive, so this route has its own parser and a larger body limit.
+  app.register(async (scope: Api) => {
+    scope.addContentTypeParser(
+      ARCHIVE_TYPES,
+      { parseAs: 'buffer', bodyLimit: IMPORT_BODY_LIMIT },
+      (_request, body, done) => done(null, body),
+    );
+    scope.post('/projects/:projectId/import', {
+      schema: {
+        operationId: 'listings.import',
+        tags,
+        summary: 'Import listings from a fastlane tree',
+        description:
+          'Body: a tar.gz or zip (Content-Type application/gzip or application/zip, up to 10 MiB) holding the fastlane ' +
+          'layout. Validated like any edit, all or nothing; files that are not listing texts are reported as skipped.',
+        security: BEARER,
+        params: ProjectParams,
+        consumes: ['application/gzip', 'application/zip'],
+        response: { 200: S.ImportResponse, ...ERRORS },
+      },
+      handler: async (request) => {
+        if (!Buffer.isBuffer(request.body) || request.body.length === 0) {
+          throw invalid(
+            'Send the archive as the body, with Content-Type application/gzip or application/zip',
+          );
+        }
+        return ok(await fastlane.importArchive(contextOf(request), request.params.projectId, request.body));
+      },
+    });
+  });
+}

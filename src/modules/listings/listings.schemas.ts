@@ -1,0 +1,168 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
+import { APPSTORE_FIELDS, PLAYSTORE_FIELDS, type FieldRule } from './fields.js';
+
+export const StoreParam = StringEnum(['appstore', 'playstore']);
+
+export const ListingParams = Type.Object({
+  projectId: Type.String({ maxLength: 100 }),
+  store: StoreParam,
+  locale: Type.String({ maxLength: 20, description: "The store's own code: Apple zh-Hans, Google zh-CN" }),
+});
+
+const FieldView = Type.Object({
+  value: Nullable(Type.String()),
+  base: Nullable(Type.String()),
+  state: StringEnum(['unchanged', 'modified', 'conflict']),
+  storeValue: Type.Optional(Nullable(Type.String())),
+});
+
+export const ListingSchema = Type.Object({
+  store: StoreParam,
+  locale: Type.String(),
+  state: StringEnum(['unchanged', 'modified', 'conflict']),
+  fields: Type.Record(Type.String(), FieldView, { description: 'Every field of the store, set or not' }),
+  updatedAt: Timestamp,
+});
+
+const Warnings = Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
+  description: 'Advice that did not block the write',
+});
+
+const describeRule = (rule: FieldRule) =>
+  rule.kind === 'url'
+    ? `${rule.label}: an http(s) URL`
+    : `${rule.label}: ${rule.min ? `${rule.min}..` : 'at most '}${rule.max} characters (Unicode code points)` +
+      (rule.kind === 'keywords' ? ', comma separated; over 100 UTF-8 bytes is a warning' : '');
+
+const fieldSchemas = (fields: Record<string, FieldRule>): Record<string, TSchema> =>
+  Object.fromEntries(
+    Object.entries(fields).map(([name, rule]) => [
+      name,
+      Type.Optional(Nullable(Type.String({ maxLength: 20_000, description: describeRule(rule) }))),
+    ]),
+  );
+
+export const ListingPatch = Type.Object(
+  { ...fieldSchemas(APPSTORE_FIELDS), ...fieldSchemas(PLAYSTORE_FIELDS) },
+  {
+    additionalProperties: false,
+    description:
+      'Fields to change: App Store fields for an appstore listing, Google Play fields for a playstore listing. ' +
+      '`null` or "" clears a field.',
+  },
+);
+
+export const EditResponse = Ok(Type.Object({ listing: ListingSchema, warnings: Warnings }));
+
+const Change = Type.Object({
+  old: Nullable(Type.String()),
+  new: Nullable(Type.String()),
+  conflict: Type.Optional(Type.Object({ storeValue: Nullable(Type.String()) })),
+});
+
+export const DiffResponse = Ok(
+  Type.Object({
+    inSync: Type.Boolean(),
+    changeCount: Type.Integer(),
+    stores: Type.Record(Type.String(), Type.Record(Type.String(), Type.Record(Type.String(), Change)), {
+      description: 'store → locale → field → {old: base, new: working copy}',
+    }),
+    removedLocales: Type.Record(Type.String(), Type.Array(Type.String()), {
+      description: 'Locales deleted here that only a push with prune removes from the store',
+    }),
+    hash: Type.String({ description: 'SHA-256 of the whole project diff; approvals are bound to it' }),
+    approval: Type.Object({
+      required: Type.Boolean(),
+      approved: Type.Boolean(),
+      approvedBy: Nullable(Type.String()),
+      approvedAt: Nullable(Timestamp),
+    }),
+  }),
+);
+
+export const HistoryResponse = Ok(
+  Type.Object({
+    entries: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        field: Type.String(),
+        old: Nullable(Type.String()),
+        new: Nullable(Type.String()),
+        source: StringEnum(['edit', 'revert', 'copy', 'import', 'sync', 'push']),
+        actor: Type.Object({ memberId: Nullable(Type.String()) }),
+        createdAt: Timestamp,
+      }),
+    ),
+    total: Type.Integer(),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  }),
+);
+
+export const RevertBody = Type.Object(
+  {
+    historyId: Type.String({ maxLength: 100 }),
+    to: Type.Optional(
+      StringEnum(['before', 'after'], { default: 'before', description: 'before undoes the entry' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Place = (withOptionalLocale: boolean) =>
+  Type.Object(
+    {
+      store: StoreParam,
+      locale: withOptionalLocale
+        ? Type.Optional(
+            Type.String({ maxLength: 20, description: 'Defaults to the mapped locale of `from`' }),
+          )
+        : Type.String({ maxLength: 20 }),
+    },
+    { additionalProperties: false },
+  );
+
+export const CopyBody = Type.Object(
+  {
+    from: Place(false),
+    to: Place(true),
+    fields: Type.Optional(
+      Type.Array(Type.String({ maxLength: 40 }), {
+        maxItems: 20,
+        description: 'Source fields; default all mapped',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CopyResponse = Ok(
+  Type.Object({
+    listing: ListingSchema,
+    warnings: Warnings,
+    copied: Type.Array(Type.Object({ from: Type.String(), to: Type.String() })),
+  }),
+);
+
+export const ApprovalResponse = Ok(
+  Type.Object({
+    approvalId: Type.String(),
+    hash: Type.String(),
+    changeCount: Type.Integer(),
+    approvedBy: Type.String(),
+    approvedAt: Timestamp,
+  }),
+);
+
+export const ImportResponse = Ok(
+  Type.Object({
+    imported: Type.Array(Type.Object({ store: StoreParam, locale: Type.String(), fields: Type.Integer() })),
+    skipped: Type.Array(Type.String(), {
+      description: 'Files that are not listing texts (images, changelogs...)',
+    }),
+    warnings: Type.Array(
+      Type.Object({ store: StoreParam, locale: Type.String(), field: Type.String(), message: Type.String() }),
+    ),
+  }),
+);

@@ -29,10 +29,10 @@ export async function listListings(
     .selectAll()
     .where('organization_id', '=', organizationId)
     .where('project_id', '=', projectId)
-    .orderBy('store')
-    .orderBy('locale')
     .execute();
   if (rows.length === 0) return [];
+  // Sorted here rather than in SQL so that both databases give the same (code-unit) order.
+  rows.sort((a, b) => (a.store === b.store ? (a.locale < b.locale ? -1 : 1) : a.store < b.store ? -1 : 1));
   const fields = await db
     .selectFrom('listing_fields')
     .innerJoin('listings', 'listings.id', 'listing_fields.listing_id')

@@ -116,8 +116,18 @@ export function validateEdits(
   }
 }
 
+/** JSON with object keys sorted at every level: equal diffs hash equally whatever the row order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
 function diffHash(stores: ListingDiff['stores'], removed: ListingDiff['removedLocales']): string {
-  return createHash('sha256').update(JSON.stringify({ stores, removed })).digest('hex');
+  return createHash('sha256').update(canonicalJson({ stores, removed })).digest('hex');
 }
 
 export function createListingsService(deps: { db: Executor; clock: Clock; projects: ProjectsService }) {
@@ -227,7 +237,9 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
         if (row.fields.some((f) => f.base !== null)) (removedLocales[store] ??= []).push(row.locale);
         continue;
       }
-      for (const field of row.fields) {
+      const order = fieldNames(store);
+      const fields = [...row.fields].sort((a, b) => order.indexOf(a.field) - order.indexOf(b.field));
+      for (const field of fields) {
         const state = fieldState(field);
         if (state === 'unchanged') continue;
         const change: FieldChange = { old: field.base, new: field.value };

@@ -22,6 +22,7 @@ import { registerRateLimit } from './http/rate-limit.js';
 import { createRateLimiter, type RateLimiter } from './modules/rate-limits/rate-limiter.js';
 import { ERRORS, ErrorResponse, Ok, PUBLIC } from './http/schemas.js';
 import { createValidatorCompiler } from './http/validation.js';
+import { mcpRoutes } from './mcp/server.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/invites.routes.js';
 import { listingRoutes } from './modules/listings/listings.routes.js';
@@ -138,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
     },
     { prefix: '/v1' },
   );
+  mcpRoutes(app, services);
   await app.register(async (dashboard: Api) => dashboardInviteRoutes(dashboard, services), {
     prefix: '/api/dashboard',
   });

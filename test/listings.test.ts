@@ -221,6 +221,28 @@ describe('GET /listings, DELETE a locale and the diff', () => {
     expect(after.body.data.project.metadata.locales).toEqual(['en-US']);
   });
 
+  it('answers a push dry run over REST with the changes it would write, narrowed by store and locales', async () => {
+    const project = await newProject();
+    await admin.api.patch(listingUrl(project, 'appstore', 'en-US'), { name: 'Dry' });
+    await admin.api.patch(listingUrl(project, 'appstore', 'fr-FR'), { name: 'Sec' });
+    await admin.api.patch(listingUrl(project, 'playstore', 'en-US'), { title: 'Dry' });
+    const res = await admin.api.post(`/api/v1/projects/${project}/push`, {
+      dryRun: true,
+      store: 'appstore',
+      locales: ['fr-FR'],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      dryRun: true,
+      stores: ['appstore'],
+      changeCount: 1,
+      changes: { appstore: { 'fr-FR': { name: { old: null, new: 'Sec' } } } },
+      approval: { required: false, approved: false, approvedBy: null, approvedAt: null },
+    });
+    const viewer = await h.given.member(org, 'viewer');
+    expect((await viewer.api.post(`/api/v1/projects/${project}/push`, { dryRun: true })).status).toBe(403);
+  });
+
   it('answers an empty diff, inSync, for a project without changes', async () => {
     const project = await newProject();
     const diff = await admin.api.get(`/api/v1/projects/${project}/diff`);

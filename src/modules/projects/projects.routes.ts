@@ -112,13 +112,21 @@ export function projectRoutes(app: Api, services: { projects: ProjectsService; s
       summary: 'Push listing changes to the store(s)',
       description:
         'Runs synchronously. Pushes only changed fields, never deletes a store locale. Each store reports ' +
-        '`pushed` and, when false, an `error`.',
+        '`pushed` and, when false, an `error`. With `dryRun: true`, answers the changes it would write instead.',
       security: BEARER,
       params: S.ProjectParams,
       body: S.PushBody,
       response: { 200: S.PushResponse, ...ERRORS },
     },
-    handler: async (request) =>
-      ok(await sync.push(contextOf(request), request.params.projectId, request.body)),
+    handler: async (request) => {
+      const { dryRun, ...options } = request.body;
+      const ctx = contextOf(request);
+      const { projectId } = request.params;
+      return ok(
+        dryRun === true
+          ? await sync.previewPush(ctx, projectId, options)
+          : await sync.push(ctx, projectId, options),
+      );
+    },
   });
 }

@@ -105,6 +105,11 @@ export const PushBody = Type.Object(
         description: 'Locales to push; all when omitted',
       }),
     ),
+    dryRun: Type.Optional(
+      Type.Boolean({
+        description: 'Answer what the push would change (per store, locale, field) without writing',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -113,6 +118,25 @@ const PushOutcome = Type.Object({
   locales: Type.Integer(),
   error: Type.Optional(OutcomeError),
 });
+const Change = Type.Object({
+  old: Nullable(Type.String()),
+  new: Nullable(Type.String()),
+  conflict: Type.Optional(Type.Object({ storeValue: Nullable(Type.String()) })),
+});
 export const PushResponse = Ok(
-  Type.Object({ pushedLocales: Type.Array(Type.String()), appStore: PushOutcome, playStore: PushOutcome }),
+  Type.Union([
+    Type.Object({ pushedLocales: Type.Array(Type.String()), appStore: PushOutcome, playStore: PushOutcome }),
+    Type.Object({
+      dryRun: Type.Literal(true),
+      stores: Type.Array(Type.String()),
+      changeCount: Type.Integer(),
+      changes: Type.Record(Type.String(), Type.Record(Type.String(), Type.Record(Type.String(), Change))),
+      approval: Type.Object({
+        required: Type.Boolean(),
+        approved: Type.Boolean(),
+        approvedBy: Nullable(Type.String()),
+        approvedAt: Nullable(Timestamp),
+      }),
+    }),
+  ]),
 );

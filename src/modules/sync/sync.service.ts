@@ -10,6 +10,7 @@ import {
   selectStores,
   STORE_LABEL,
   type OutcomeError,
+  type PushPreview,
   type PushResult,
   type StoreSelection,
   type SyncResult,
@@ -51,6 +52,32 @@ export function createSyncService(deps: { projects: ProjectsService; listings: L
         appStore: { synced: false, locales: 0, error: errors.appstore },
         playStore: { synced: false, locales: 0, error: errors.playstore },
       };
+    },
+
+    /**
+     * What a push with these options would change, without writing anything (dry run): the
+     * pending diff narrowed to the selected stores and locales. Same checks as a push.
+     */
+    async previewPush(
+      ctx: RequestContext,
+      projectId: string,
+      input: { store?: StoreSelection; locales?: string[] },
+    ): Promise<PushPreview> {
+      authorize(ctx, 'projects.push');
+      const project = toProject(await projects.requireRow(ctx, projectId));
+      const stores = selectStores(project, input.store ?? 'both');
+      const locales = normalizeLocaleFilter(input.locales, stores);
+      const diff = await listings.diff(ctx, projectId);
+      const changes: PushPreview['changes'] = {};
+      let changeCount = 0;
+      for (const store of stores) {
+        for (const [locale, fields] of Object.entries(diff.stores[store] ?? {})) {
+          if (locales !== undefined && !locales.includes(locale)) continue;
+          (changes[store] ??= {})[locale] = fields;
+          changeCount += Object.keys(fields).length;
+        }
+      }
+      return { dryRun: true, stores, changeCount, changes, approval: diff.approval };
     },
 
     async push(

@@ -1,4 +1,5 @@
 import { invalidField } from '../../errors.js';
+import type { FieldChange, ListingDiff } from '../listings/listing.js';
 import type { Project } from '../projects/project.js';
 import { isStoreLocale, STORES, type Store } from '../stores/locales.js';
 
@@ -32,6 +33,15 @@ export interface PushResult {
   pushedLocales: string[];
   appStore: PushOutcome;
   playStore: PushOutcome;
+}
+
+/** A dry run of a push: the changes it would write, per store and locale. */
+export interface PushPreview {
+  dryRun: true;
+  stores: Store[];
+  changeCount: number;
+  changes: Partial<Record<Store, Record<string, Record<string, FieldChange>>>>;
+  approval: ListingDiff['approval'];
 }
 
 export const STORE_LABEL: Record<Store, string> = { appstore: 'App Store', playstore: 'Google Play' };

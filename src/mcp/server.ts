@@ -1,0 +1,304 @@
+/**
+ * The MCP endpoint (design.md §1: `{PUBLIC_URL}/mcp`, Streamable HTTP). Stateless: each POST gets
+ * a server bound to the caller's request context, so tools run with the same API key, role,
+ * organization scope and rate limit as REST. Every tool is a thin adapter over a domain service.
+ */
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { AppError } from '../errors.js';
+import type { Api } from '../http/api.js';
+import { contextOf, requireCaller } from '../http/identity.js';
+import type { RequestContext } from '../modules/access/context.js';
+import { STORES } from '../modules/stores/locales.js';
+import type { Services } from '../services.js';
+
+const store = z.enum(STORES).describe('appstore (Apple App Store) or playstore (Google Play)');
+const storeSelection = z.enum(['appstore', 'playstore', 'both']).describe('Which store(s); default both');
+const projectId = z.string().max(100).describe('A project id such as proj_...');
+const locale = z
+  .string()
+  .max(20)
+  .describe(
+    "The store's own locale code: Apple uses e.g. en-US, de-DE, ja, zh-Hans; Google uses en-US, de-DE, ja-JP, zh-CN",
+  );
+
+/** Renders a service result as a tool result, and an AppError as a tool error with the REST code. */
+async function run(ctx: RequestContext, work: () => Promise<unknown>): Promise<CallToolResult> {
+  try {
+    const data = (await work()) as Record<string, unknown>;
+    return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
+  } catch (error) {
+    const appError =
+      error instanceof AppError ? error : new AppError('INTERNAL_ERROR', 'Internal server error');
+    if (!(error instanceof AppError)) ctx.log.error({ err: error }, 'MCP tool failed');
+    const body = {
+      error: {
+        code: appError.code,
+        message: appError.message,
+        ...(appError.details && { details: appError.details }),
+      },
+    };
+    return {
+      isError: true,
+      content: [{ type: 'text', text: JSON.stringify(body) }],
+      structuredContent: body,
+    };
+  }
+}
+
+const READ = { readOnlyHint: true, openWorldHint: false } as const;
+const WRITE = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
+
+export function createMcpServer(services: Services, ctx: RequestContext): McpServer {
+  const server = new McpServer(
+    { name: 'appmeta', version: '1.0.0' },
+    {
+      instructions:
+        'appmeta manages App Store and Google Play listing texts per project, store and locale. Typical flow: ' +
+        'list_projects → get_listings → update_listing → get_diff → push_project with dryRun, then without.',
+    },
+  );
+  const { projects, listings, sync, organizations, members } = services;
+
+  server.registerTool(
+    'list_projects',
+    {
+      title: 'List projects',
+      description: 'Projects of your organization, newest first, paginated (limit 1..100, default 20).',
+      inputSchema: {
+        limit: z.number().int().min(1).max(100).optional(),
+        offset: z.number().int().min(0).optional(),
+      },
+      annotations: READ,
+    },
+    (args) => run(ctx, () => projects.list(ctx, { limit: args.limit ?? 20, offset: args.offset ?? 0 })),
+  );
+
+  server.registerTool(
+    'get_project',
+    {
+      title: 'Get a project',
+      description: 'One project with its store identifiers, locales and last sync time.',
+      inputSchema: { projectId },
+      annotations: READ,
+    },
+    (args) => run(ctx, async () => ({ project: await projects.get(ctx, args.projectId) })),
+  );
+
+  server.registerTool(
+    'create_project',
+    {
+      title: 'Create a project',
+      description:
+        'Creates a project for one app. appStoreAppId is the numeric App Store id; playStorePackageName the Android ' +
+        'package name (com.example.app). Needs role member or admin; plans limit the number of projects.',
+      inputSchema: {
+        name: z.string().max(400).describe('1..200 characters'),
+        appStoreAppId: z.string().max(20).optional(),
+        playStorePackageName: z.string().max(150).optional(),
+      },
+      annotations: WRITE,
+    },
+    (args) => run(ctx, async () => ({ project: await projects.create(ctx, args) })),
+  );
+
+  server.registerTool(
+    'update_project',
+    {
+      title: 'Update a project',
+      description: 'Renames a project or changes its store identifiers; null clears an identifier.',
+      inputSchema: {
+        projectId,
+        name: z.string().max(400).optional(),
+        appStoreAppId: z.string().max(20).nullable().optional(),
+        playStorePackageName: z.string().max(150).nullable().optional(),
+      },
+      annotations: { ...WRITE, idempotentHint: true },
+    },
+    ({ projectId: id, ...patch }) =>
+      run(ctx, async () => ({ project: await projects.update(ctx, id, patch) })),
+  );
+
+  server.registerTool(
+    'get_listings',
+    {
+      title: 'Get listings',
+      description:
+        "A project's listing texts. Each field has value (working copy), base (what the store had at the last " +
+        'sync/push) and state (unchanged, modified, conflict). Give store and locale for one listing, or neither for all.',
+      inputSchema: { projectId, store: store.optional(), locale: locale.optional() },
+      annotations: READ,
+    },
+    (args) =>
+      run(ctx, async () =>
+        args.store !== undefined && args.locale !== undefined
+          ? { listing: await listings.get(ctx, args.projectId, args.store, args.locale) }
+          : { listings: await listings.list(ctx, args.projectId) },
+      ),
+  );
+
+  server.registerTool(
+    'update_listing',
+    {
+      title: 'Update a listing',
+      description:
+        'Sets listing fields for one store and locale (creates the locale if new); null clears a field. App Store ' +
+        'fields: name (2-30), subtitle (30), description (4000), keywords (100, comma separated), promotionalText (170), ' +
+        'whatsNew (4000), marketingUrl, supportUrl, privacyPolicyUrl. Google Play fields: title (30), shortDescription ' +
+        '(80), fullDescription (4000), video. Limits count Unicode code points. Returns the listing and warnings.',
+      inputSchema: {
+        projectId,
+        store,
+        locale,
+        fields: z
+          .record(z.string(), z.string().max(20_000).nullable())
+          .describe('field name → new text, or null to clear'),
+      },
+      annotations: { ...WRITE, idempotentHint: true },
+    },
+    (args) => run(ctx, () => listings.update(ctx, args.projectId, args.store, args.locale, args.fields)),
+  );
+
+  server.registerTool(
+    'get_diff',
+    {
+      title: 'Get pending changes',
+      description:
+        'What a push would change: per store, per locale, per field old (store) → new (working copy); inSync when ' +
+        'nothing is pending. Also says whether the changes are approved, where the organization requires approval.',
+      inputSchema: { projectId, store: storeSelection.optional() },
+      annotations: READ,
+    },
+    (args) => run(ctx, () => listings.diff(ctx, args.projectId, args.store)),
+  );
+
+  server.registerTool(
+    'sync_project',
+    {
+      title: 'Sync from the stores',
+      description:
+        'Pulls the live listings from the store(s) and merges them: fields not edited here take the store value; ' +
+        'fields changed on both sides are reported as conflicts and keep the local value.',
+      inputSchema: { projectId, store: storeSelection.optional() },
+      annotations: { ...WRITE, openWorldHint: true },
+    },
+    (args) => run(ctx, () => sync.sync(ctx, args.projectId, { store: args.store })),
+  );
+
+  server.registerTool(
+    'push_project',
+    {
+      title: 'Push to the stores',
+      description:
+        'Writes changed fields to the store(s); never deletes a store locale. Use dryRun: true first to see exactly ' +
+        'what would be written without writing anything. locales narrows the push to some locales.',
+      inputSchema: {
+        projectId,
+        store: storeSelection.optional(),
+        locales: z.array(locale).max(200).optional(),
+        dryRun: z.boolean().optional().describe('Only report what would be pushed'),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+    },
+    ({ projectId: id, dryRun, ...options }) =>
+      run(ctx, () => (dryRun === true ? sync.previewPush(ctx, id, options) : sync.push(ctx, id, options))),
+  );
+
+  server.registerTool(
+    'get_organization',
+    {
+      title: 'Get the organization',
+      description:
+        'Your organization: name, plan, member count and settings (defaultLocale, requireApproval, allowedDomains).',
+      inputSchema: {},
+      annotations: READ,
+    },
+    () => run(ctx, () => organizations.get(ctx)),
+  );
+
+  server.registerTool(
+    'list_members',
+    {
+      title: 'List members',
+      description: 'Members of your organization with their roles (admin, member, viewer).',
+      inputSchema: {},
+      annotations: READ,
+    },
+    () => run(ctx, async () => ({ members: await members.list(ctx) })),
+  );
+
+  server.registerResource(
+    'project-listings',
+    new ResourceTemplate('appmeta://projects/{projectId}/listings', {
+      list: async () => {
+        const page = await projects.list(ctx, { limit: 100, offset: 0 });
+        return {
+          resources: page.projects.map((p) => ({
+            uri: `appmeta://projects/${p.id}/listings`,
+            name: `${p.name} listings`,
+            mimeType: 'application/json',
+          })),
+        };
+      },
+    }),
+    {
+      title: 'Project listings',
+      description: 'All listing texts of a project, as JSON',
+      mimeType: 'application/json',
+    },
+    async (uri, variables) => {
+      const id = String(variables.projectId);
+      return {
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: 'application/json',
+            text: JSON.stringify({ listings: await listings.list(ctx, id) }),
+          },
+        ],
+      };
+    },
+  );
+
+  return server;
+}
+
+const METHOD_NOT_ALLOWED = {
+  jsonrpc: '2.0',
+  error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; use POST' },
+  id: null,
+};
+
+export function mcpRoutes(app: Api, services: Services): void {
+  app.register(async (scope: Api) => {
+    scope.addHook('onRequest', requireCaller);
+    scope.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+      const server = createMcpServer(services, contextOf(request));
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      // The reply is handed to the transport; carry over the headers set so far (request id, rate limits).
+      reply.hijack();
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) reply.raw.setHeader(name, value);
+      }
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    });
+    for (const method of ['GET', 'DELETE'] as const) {
+      scope.route({
+        method,
+        url: '/mcp',
+        schema: { hide: true },
+        handler: async (_request, reply) => reply.code(405).header('Allow', 'POST').send(METHOD_NOT_ALLOWED),
+      });
+    }
+  });
+}

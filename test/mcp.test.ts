@@ -1,0 +1,237 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Actor, type Harness, type TestOrganization } from './support/harness.js';
+
+let h: Harness;
+let url: string;
+let org: TestOrganization;
+const actors = {} as Record<'admin' | 'member' | 'viewer', Actor>;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  h = await startHarness();
+  url = await h.app.listen({ port: 0, host: '127.0.0.1' });
+  org = await h.given.organization({ plan: 'pro' });
+  actors.admin = org.admin;
+  actors.member = await h.given.member(org, 'member');
+  actors.viewer = await h.given.member(org, 'viewer');
+});
+afterAll(async () => {
+  for (const client of clients) await client.close();
+  await h.close();
+});
+
+async function connect(apiKey: string): Promise<Client> {
+  const client = new Client({ name: 'appmeta-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
+  });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => {
+  const result = await client.callTool({ name, arguments: args });
+  return { isError: result.isError === true, data: result.structuredContent as any };
+};
+
+describe('MCP endpoint at /mcp', () => {
+  it('initializes and lists every tool with schemas, descriptions and annotations', async () => {
+    const client = await connect(actors.viewer.apiKey);
+    expect(client.getServerVersion()?.name).toBe('appmeta');
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name).sort();
+    expect(names).toEqual(
+      [
+        'create_project',
+        'get_diff',
+        'get_listings',
+        'get_organization',
+        'get_project',
+        'list_members',
+        'list_projects',
+        'push_project',
+        'sync_project',
+        'update_listing',
+        'update_project',
+      ].sort(),
+    );
+    for (const tool of tools) {
+      expect(tool.description!.length).toBeGreaterThan(20);
+      expect(tool.inputSchema.type).toBe('object');
+    }
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(byName.list_projects!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(byName.push_project!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(byName.update_listing!.inputSchema.required).toEqual(
+      expect.arrayContaining(['projectId', 'store', 'locale', 'fields']),
+    );
+  });
+
+  it('lets a member do what REST lets a member do, with the same results', async () => {
+    const client = await connect(actors.member.apiKey);
+    const created = await call(client, 'create_project', {
+      name: 'From MCP',
+      appStoreAppId: '77',
+      playStorePackageName: 'com.mcp.app',
+    });
+    expect(created.isError).toBe(false);
+    const projectId = created.data.project.id;
+    const rest = await actors.member.api.get(`/api/v1/projects/${projectId}`);
+    expect(rest.body.data.project.name).toBe('From MCP');
+
+    expect(
+      (await call(client, 'update_project', { projectId, name: 'Renamed by MCP' })).data.project.name,
+    ).toBe('Renamed by MCP');
+    const listed = await call(client, 'list_projects', { limit: 5 });
+    expect(listed.data.projects.map((p: any) => p.id)).toContain(projectId);
+    expect((await call(client, 'get_project', { projectId })).data.project.metadata).toEqual({
+      locales: [],
+      lastSyncedAt: null,
+    });
+
+    const edited = await call(client, 'update_listing', {
+      projectId,
+      store: 'appstore',
+      locale: 'en-US',
+      fields: { name: 'MCP App', description: 'Works on Android too' },
+    });
+    expect(edited.data.listing.fields.name.value).toBe('MCP App');
+    expect(edited.data.warnings[0].field).toBe('description');
+    expect(
+      (await call(client, 'get_listings', { projectId, store: 'appstore', locale: 'en-US' })).data.listing
+        .fields.name.value,
+    ).toBe('MCP App');
+    expect((await call(client, 'get_listings', { projectId })).data.listings).toHaveLength(1);
+
+    const diff = await call(client, 'get_diff', { projectId });
+    expect(diff.data.stores.appstore['en-US'].name).toEqual({ old: null, new: 'MCP App' });
+    const restDiff = await actors.member.api.get(`/api/v1/projects/${projectId}/diff`);
+    expect(diff.data).toEqual(restDiff.body.data);
+
+    const dryRun = await call(client, 'push_project', { projectId, dryRun: true, locales: ['en-US'] });
+    expect(dryRun.data).toMatchObject({
+      dryRun: true,
+      changeCount: 2,
+      changes: { appstore: { 'en-US': { name: { new: 'MCP App' } } } },
+    });
+    const pushed = await call(client, 'push_project', { projectId });
+    expect(pushed.data.appStore).toMatchObject({ pushed: false, error: { code: 'STORE_NOT_CONFIGURED' } });
+    expect(
+      (await call(client, 'sync_project', { projectId, store: 'playstore' })).data.playStore.synced,
+    ).toBe(false);
+    expect((await call(client, 'get_organization')).data.id).toBe(org.id);
+    expect((await call(client, 'list_members')).data.members).toHaveLength(3);
+
+    const resource = await client.readResource({ uri: `appmeta://projects/${projectId}/listings` });
+    expect(JSON.parse((resource.contents[0] as { text: string }).text).listings[0].locale).toBe('en-US');
+  });
+
+  it('answers domain errors as tool errors with the REST codes', async () => {
+    const client = await connect(actors.member.apiKey);
+    const invalid = await call(client, 'create_project', { name: 'x', appStoreAppId: 'abc' });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.data.error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: [{ field: 'appStoreAppId' }],
+    });
+    const missing = await call(client, 'get_project', { projectId: 'proj_nothing' });
+    expect(missing.data.error.code).toBe('NOT_FOUND');
+    const tooLong = await call(client, 'update_listing', {
+      projectId: (await h.given.project(actors.member, { playStorePackageName: 'com.a.b' })).id,
+      store: 'playstore',
+      locale: 'en-US',
+      fields: { title: 'T'.repeat(31) },
+    });
+    expect(tooLong.data.error.details).toEqual([
+      { field: 'title', message: 'must be at most 30 characters (has 31)' },
+    ]);
+  });
+
+  it('applies the roles of REST: a viewer reads but may not write', async () => {
+    const project = (await h.given.project(actors.admin, { appStoreAppId: '1' })).id;
+    const viewer = await connect(actors.viewer.apiKey);
+    expect((await call(viewer, 'get_project', { projectId: project })).isError).toBe(false);
+    expect((await call(viewer, 'get_diff', { projectId: project })).isError).toBe(false);
+    for (const [name, args] of [
+      ['create_project', { name: 'No' }],
+      ['update_project', { projectId: project, name: 'No' }],
+      ['update_listing', { projectId: project, store: 'appstore', locale: 'en-US', fields: { name: 'No' } }],
+      ['sync_project', { projectId: project }],
+      ['push_project', { projectId: project }],
+      ['push_project', { projectId: project, dryRun: true }],
+    ] as const) {
+      const res = await call(viewer, name, args);
+      expect(res.isError, name).toBe(true);
+      expect(res.data.error.code).toBe('FORBIDDEN');
+    }
+    const admin = await connect(actors.admin.apiKey);
+    expect((await call(admin, 'update_project', { projectId: project, name: 'Yes' })).isError).toBe(false);
+  });
+
+  it("scopes to the caller's organization: another organization's project is not found", async () => {
+    const other = await h.given.organization();
+    const theirs = (await h.given.project(other.admin, { appStoreAppId: '1' })).id;
+    const client = await connect(actors.admin.apiKey);
+    for (const [name, args] of [
+      ['get_project', { projectId: theirs }],
+      ['get_listings', { projectId: theirs }],
+      ['get_diff', { projectId: theirs }],
+      ['update_project', { projectId: theirs, name: 'Mine' }],
+      ['push_project', { projectId: theirs, dryRun: true }],
+    ] as const) {
+      expect((await call(client, name, args)).data.error.code, name).toBe('NOT_FOUND');
+    }
+    expect((await call(client, 'list_projects')).data.projects.map((p: any) => p.id)).not.toContain(theirs);
+  });
+
+  it('refuses a wrong key with 401, and GET with 405', async () => {
+    const wrong = new Client({ name: 'wrong', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer amk_${'x'.repeat(43)}` } },
+    });
+    await expect(wrong.connect(transport)).rejects.toThrow(/401|Unauthorized|invalid/i);
+    const none = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toContain('Bearer');
+    const get = await fetch(`${url}/mcp`, { headers: { authorization: `Bearer ${actors.viewer.apiKey}` } });
+    expect(get.status).toBe(405);
+  });
+
+  it('counts MCP requests against the same rate limit as REST', async () => {
+    const before = Number(
+      (await actors.viewer.api.get('/api/v1/organization')).headers['x-ratelimit-remaining'],
+    );
+    const response = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${actors.viewer.apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(Number(response.headers.get('x-ratelimit-remaining'))).toBe(before - 1);
+    const after = Number(
+      (await actors.viewer.api.get('/api/v1/organization')).headers['x-ratelimit-remaining'],
+    );
+    expect(after).toBe(before - 2);
+  });
+});

@@ -23,6 +23,7 @@ import { createRateLimiter, type RateLimiter } from './modules/rate-limits/rate-
 import { ERRORS, ErrorResponse, Ok, PUBLIC } from './http/schemas.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { mcpRoutes } from './mcp/server.js';
+import { credentialRoutes } from './modules/credentials/credentials.routes.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/invites.routes.js';
 import { listingRoutes } from './modules/listings/listings.routes.js';
@@ -30,6 +31,8 @@ import { memberRoutes } from './modules/members/members.routes.js';
 import { organizationRoutes } from './modules/organizations/organizations.routes.js';
 import { projectRoutes } from './modules/projects/projects.routes.js';
 import { createServices, type Services } from './services.js';
+import { resolveKeyRing, type KeyRing } from './shared/key-ring.js';
+import type { ConnectorFactory } from './modules/credentials/credentials.service.js';
 import { base32 } from './shared/ids.js';
 import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -42,6 +45,10 @@ export interface AppDeps {
   logger?: Logger;
   /** Shares one limiter between several apps of a test; by default made from config.redisUrl. */
   rateLimiter?: RateLimiter;
+  /** The keys of stored credentials; by default resolved from config (see resolveKeyRing). */
+  keyRing?: KeyRing;
+  connectors?: ConnectorFactory;
+  lockWaitMs?: number;
 }
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -57,8 +64,15 @@ Authenticate with an API key: \`Authorization: Bearer amk_...\`. Every response 
 export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Services }> {
   const { config, db } = deps;
   const clock = deps.clock ?? systemClock;
-  const services = createServices({ db, clock, config });
   const logger = deps.logger ?? createLogger(config);
+  const services = createServices({
+    db,
+    clock,
+    config,
+    keyRing: deps.keyRing ?? resolveKeyRing(config, logger),
+    ...(deps.connectors && { connectors: deps.connectors }),
+    ...(deps.lockWaitMs !== undefined && { lockWaitMs: deps.lockWaitMs }),
+  });
   // Typed as Fastify's logger so that the app keeps Fastify's default logger type parameter.
   const fastifyLogger: FastifyBaseLogger = logger;
   const rateLimiter = deps.rateLimiter ?? createRateLimiter({ redisUrl: config.redisUrl, log: logger });
@@ -104,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
         { name: 'organization', description: 'The organization, its settings and audit log' },
         { name: 'members', description: 'Members, roles and invites' },
         { name: 'api-keys', description: 'API keys of members' },
+        { name: 'credentials', description: 'Store credentials of the organization (admins)' },
         { name: 'dashboard', description: 'Invite links (no API key)' },
         { name: 'health', description: 'Probes for load balancers' },
       ],
@@ -154,6 +169,7 @@ function versionOneRoutes(api: Api, services: Services): void {
   memberRoutes(api, services);
   inviteRoutes(api, services);
   apiKeyRoutes(api, services);
+  credentialRoutes(api, services);
 }
 
 function healthRoutes(app: Api, db: Db): void {

@@ -14,6 +14,8 @@ export interface Config {
   readonly redisUrl: string | null;
   /** 32 raw bytes, or null when unset (then generated into ./data/secret.key in SQLite mode). */
   readonly secretKey: Buffer | null;
+  /** Earlier keys, still accepted for decryption until `appmeta secrets rotate` re-encrypts. */
+  readonly previousSecretKeys: Buffer[];
   readonly appstoreApiUrl: string;
   readonly playApiUrl: string;
   readonly googleTokenUrl: string;
@@ -68,6 +70,17 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('APPMETA_SECRET_KEY is required when DATABASE_URL is a PostgreSQL URL');
   }
 
+  const previousSecretKeys: Buffer[] = [];
+  for (const [index, raw] of (read('APPMETA_SECRET_KEY_PREVIOUS') ?? '')
+    .split(',')
+    .filter(Boolean)
+    .entries()) {
+    const key = Buffer.from(raw.trim(), 'base64');
+    if (key.length !== 32)
+      problems.push(`APPMETA_SECRET_KEY_PREVIOUS entry ${index + 1} must be base64 of 32 bytes`);
+    else previousSecretKeys.push(key);
+  }
+
   const urls = {
     appstoreApiUrl: ['APPSTORE_API_URL', 'https://api.appstoreconnect.apple.com'],
     playApiUrl: ['PLAY_API_URL', 'https://androidpublisher.googleapis.com'],
@@ -95,6 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
     database: database as DatabaseConfig,
     redisUrl,
     secretKey,
+    previousSecretKeys,
     ...resolvedUrls,
     logLevel,
   });

@@ -10,12 +10,35 @@ import { createOrganizationsService } from './modules/organizations/organization
 import { createProjectsService } from './modules/projects/projects.service.js';
 import { createSyncService } from './modules/sync/sync.service.js';
 import type { Clock } from './shared/clock.js';
+import type { KeyRing } from './shared/key-ring.js';
+import { createConnectorFactory } from './connectors/index.js';
+import {
+  createCredentialsService,
+  type ConnectorFactory,
+} from './modules/credentials/credentials.service.js';
 
-export function createServices(deps: { db: Db; clock: Clock; config: Config }) {
+export interface ServiceDeps {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  keyRing: KeyRing;
+  /** How connectors are made; by default aimed at the configured store URLs. */
+  connectors?: ConnectorFactory;
+  /** How long a sync or push waits for another one of the same project. */
+  lockWaitMs?: number;
+}
+
+export function createServices(deps: ServiceDeps) {
   const db = deps.db.kysely;
   const { clock } = deps;
   const projects = createProjectsService({ db, clock });
   const listings = createListingsService({ db, clock, projects });
+  const credentials = createCredentialsService({
+    db,
+    clock,
+    keyRing: deps.keyRing,
+    connectors: deps.connectors ?? createConnectorFactory(deps.config),
+  });
   return {
     organizations: createOrganizationsService({ db, clock }),
     members: createMembersService({ db, clock }),
@@ -24,7 +47,15 @@ export function createServices(deps: { db: Db; clock: Clock; config: Config }) {
     projects,
     listings,
     fastlane: createFastlaneTransfer(listings),
-    sync: createSyncService({ projects, listings }),
+    credentials,
+    sync: createSyncService({
+      db,
+      clock,
+      projects,
+      listings,
+      credentials,
+      ...(deps.lockWaitMs !== undefined && { lockWaitMs: deps.lockWaitMs }),
+    }),
   };
 }
 

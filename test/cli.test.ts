@@ -17,7 +17,12 @@ beforeAll(async () => {
   const migrated = await runCli(['migrate', '--json'], env);
   expect(migrated.code).toBe(0);
   expect(JSON.parse(migrated.stdout)).toEqual({
-    applied: ['2026_11_22_0001_create_core_tables', '2026_11_22_0002_create_listings'],
+    applied: [
+      '2026_11_22_0001_create_core_tables',
+      '2026_11_22_0002_create_listings',
+      '2026_11_22_0003_create_store_credentials',
+      '2026_11_22_0004_create_operations',
+    ],
   });
   h = await startHarness({ database });
 });

@@ -187,23 +187,22 @@ describe('DELETE /api/v1/projects/:projectId', () => {
 });
 
 describe('POST /api/v1/projects/:projectId/sync and /push', () => {
-  it('answers per store STORE_NOT_CONFIGURED while no credentials can be set', async () => {
+  it('answers per store STORE_NOT_CONFIGURED when the organization has no credentials', async () => {
     const { id } = await h.given.project(admin, { appStoreAppId: '7', playStorePackageName: 'com.x.y' });
     const sync = await admin.api.post(`/api/v1/projects/${id}/sync`);
     expect(sync.status).toBe(200);
+    const notConfigured = { code: 'STORE_NOT_CONFIGURED', message: expect.any(String) };
     expect(sync.body.data).toEqual({
       syncedLocales: [],
-      appStore: {
-        synced: false,
-        locales: 0,
-        error: { code: 'STORE_NOT_CONFIGURED', message: expect.any(String) },
-      },
-      playStore: {
-        synced: false,
-        locales: 0,
-        error: { code: 'STORE_NOT_CONFIGURED', message: expect.any(String) },
-      },
+      appStore: { synced: false, locales: 0, error: notConfigured },
+      playStore: { synced: false, locales: 0, error: notConfigured },
+      conflicts: [],
+      failures: [
+        { store: 'appstore', locale: null, field: null, error: notConfigured },
+        { store: 'playstore', locale: null, field: null, error: notConfigured },
+      ],
     });
+    await admin.api.patch(`/api/v1/projects/${id}/listings/appstore/en-US`, { name: 'Pending' });
     const push = await admin.api.post(`/api/v1/projects/${id}/push`, {
       store: 'appstore',
       locales: ['en-US', 'de-DE'],
@@ -215,7 +214,9 @@ describe('POST /api/v1/projects/:projectId/sync and /push', () => {
       locales: 0,
       error: { code: 'STORE_NOT_CONFIGURED' },
     });
-    expect(push.body.data.playStore).toMatchObject({ pushed: false, error: { code: 'STORE_NOT_LINKED' } });
+    expect(push.body.data.playStore).toMatchObject({ pushed: false, error: { code: 'NOT_REQUESTED' } });
+    const project = await admin.api.get(`/api/v1/projects/${id}`);
+    expect(project.body.data.project.metadata.lastSyncedAt).toBeNull();
   });
 
   it('answers 400 when the named store is not linked, or none is', async () => {

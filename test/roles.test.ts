@@ -3,6 +3,7 @@
  * operation × every role, each driven over HTTP with a request that is valid apart from the role.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appStoreCredentials } from './support/store-keys.js';
 import { OPERATIONS, type OperationId } from '../src/modules/access/operations.js';
 import { startHarness, type Actor, type Harness, type TestOrganization } from './support/harness.js';
 
@@ -47,6 +48,20 @@ const MATRIX: Record<OperationId, [boolean, boolean, boolean, Call]> = {
   'organization.get': [V, V, V, (a) => a.api.get('/api/v1/organization')],
   'organization.update': [X, X, V, (a) => a.api.patch('/api/v1/organization', { name: 'New name' })],
   'auditLog.list': [X, X, V, (a) => a.api.get('/api/v1/organization/audit-log')],
+  'credentials.read': [X, X, V, (a) => a.api.get('/api/v1/organization/credentials')],
+  'credentials.write': [
+    X,
+    X,
+    V,
+    (a) => {
+      const { issuerId, keyId, privateKey } = appStoreCredentials();
+      return a.api.request('PUT', '/api/v1/organization/credentials/appstore', {
+        issuerId,
+        keyId,
+        privateKey,
+      });
+    },
+  ],
   'members.list': [V, V, V, (a) => a.api.get('/api/v1/organization/members')],
   'members.updateRole': [
     X,

@@ -12,6 +12,7 @@ import { AppError, notFound } from '../errors.js';
 import { operatorContext, type RequestContext } from '../modules/access/context.js';
 import { findProjectAnywhere } from '../modules/projects/projects.repository.js';
 import { createServices, type Services } from '../services.js';
+import { resolveKeyRing } from '../shared/key-ring.js';
 import { createLogger } from '../logger.js';
 import { issueKeyByOperator } from '../modules/api-keys/api-keys.service.js';
 import { createOrganizationsService } from '../modules/organizations/organizations.service.js';
@@ -173,8 +174,9 @@ async function withProject<T>(
   return withDatabase(config, async (db) => {
     const project = await findProjectAnywhere(db.kysely, projectId);
     if (project === undefined) throw notFound('Project');
-    const services = createServices({ db, clock: systemClock, config });
-    return run(operatorContext(project.organization_id, createLogger(config)), services);
+    const log = createLogger(config);
+    const services = createServices({ db, clock: systemClock, config, keyRing: resolveKeyRing(config, log) });
+    return run(operatorContext(project.organization_id, log), services);
   });
 }
 

@@ -2,11 +2,15 @@ import { Migrator, type Migration, type MigrationResultSet } from 'kysely';
 import type { Db } from './database.js';
 import * as createCoreTables from './migrations/2026_11_22_0001_create_core_tables.js';
 import * as createListings from './migrations/2026_11_22_0002_create_listings.js';
+import * as createStoreCredentials from './migrations/2026_11_22_0003_create_store_credentials.js';
+import * as createOperations from './migrations/2026_11_22_0004_create_operations.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
   '2026_11_22_0001_create_core_tables': createCoreTables,
   '2026_11_22_0002_create_listings': createListings,
+  '2026_11_22_0003_create_store_credentials': createStoreCredentials,
+  '2026_11_22_0004_create_operations': createOperations,
 };
 
 /** Applies pending migrations; throws when one fails so that `appmeta migrate` exits non-zero. */

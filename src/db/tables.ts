@@ -50,6 +50,8 @@ export interface ProjectsTable {
   created_at: string;
   updated_at: string;
   last_synced_at: string | null;
+  operation_id: string | null;
+  operation_expires_at: string | null;
 }
 
 export interface InvitesTable {
@@ -126,6 +128,32 @@ export interface ApprovalsTable {
   created_at: string;
 }
 
+export interface StoreCredentialsTable {
+  organization_id: string;
+  store: string;
+  key_id: string;
+  iv: string;
+  ciphertext: string;
+  auth_tag: string;
+  metadata: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OperationsTable {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  kind: string;
+  status: string;
+  actor_member_id: string | null;
+  stores: string;
+  locales: string | null;
+  outcome: string | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   members: MembersTable;
@@ -138,4 +166,6 @@ export interface Database {
   listing_fields: ListingFieldsTable;
   listing_history: ListingHistoryTable;
   approvals: ApprovalsTable;
+  store_credentials: StoreCredentialsTable;
+  operations: OperationsTable;
 }

@@ -28,6 +28,8 @@ export const OPERATIONS = {
   'organization.get': anyone,
   'organization.update': admins,
   'auditLog.list': admins,
+  'credentials.read': admins,
+  'credentials.write': admins,
 
   'members.list': anyone,
   'members.updateRole': admins,

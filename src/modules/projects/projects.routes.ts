@@ -93,8 +93,9 @@ export function projectRoutes(app: Api, services: { projects: ProjectsService; s
       tags,
       summary: 'Pull the latest listings from the store(s)',
       description:
-        'Runs synchronously. 200 whenever the request was valid and ran; each store reports `synced` and, ' +
-        'when false, an `error`. 400 when the named store has no identifier on the project.',
+        'Runs synchronously. Three-way merge: fields not edited here take the store value; fields changed on both ' +
+        'sides are listed in `conflicts` and keep the local value. 200 whenever the request was valid and ran; each ' +
+        'store reports `synced` and, when false, an `error`. 400 when the named store has no identifier on the project.',
       security: BEARER,
       params: S.ProjectParams,
       body: S.SyncBody,
@@ -127,6 +128,24 @@ export function projectRoutes(app: Api, services: { projects: ProjectsService; s
           ? await sync.previewPush(ctx, projectId, options)
           : await sync.push(ctx, projectId, options),
       );
+    },
+  });
+
+  app.get('/projects/:projectId/operations', {
+    schema: {
+      operationId: 'projects.operations',
+      tags,
+      summary: 'Recorded syncs and pushes',
+      description:
+        'Who ran which sync or push when, on which stores and locales, and its outcome. Newest first.',
+      security: BEARER,
+      params: S.ProjectParams,
+      querystring: PageQuery(),
+      response: { 200: S.OperationsResponse, ...ERRORS },
+    },
+    handler: async (request) => {
+      const page = await sync.operations(contextOf(request), request.params.projectId, request.query);
+      return ok({ ...page, ...request.query });
     },
   });
 }

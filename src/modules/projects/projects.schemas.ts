@@ -90,10 +90,32 @@ export const SyncBody = Type.Object(
 const SyncOutcome = Type.Object({
   synced: Type.Boolean(),
   locales: Type.Integer(),
+  conflicts: Type.Optional(Type.Integer()),
   error: Type.Optional(OutcomeError),
 });
+const Failure = Type.Object({
+  store: Type.String(),
+  locale: Nullable(Type.String()),
+  field: Nullable(Type.String()),
+  error: OutcomeError,
+});
+const Conflict = Type.Object({
+  store: Type.String(),
+  locale: Type.String(),
+  field: Type.String(),
+  localValue: Nullable(Type.String()),
+  storeValue: Nullable(Type.String()),
+});
 export const SyncResponse = Ok(
-  Type.Object({ syncedLocales: Type.Array(Type.String()), appStore: SyncOutcome, playStore: SyncOutcome }),
+  Type.Object({
+    syncedLocales: Type.Array(Type.String()),
+    appStore: SyncOutcome,
+    playStore: SyncOutcome,
+    conflicts: Type.Array(Conflict, {
+      description: 'Fields changed here and in the store; the local value was kept',
+    }),
+    failures: Type.Array(Failure),
+  }),
 );
 
 export const PushBody = Type.Object(
@@ -125,7 +147,14 @@ const Change = Type.Object({
 });
 export const PushResponse = Ok(
   Type.Union([
-    Type.Object({ pushedLocales: Type.Array(Type.String()), appStore: PushOutcome, playStore: PushOutcome }),
+    Type.Object({
+      pushedLocales: Type.Array(Type.String()),
+      appStore: PushOutcome,
+      playStore: PushOutcome,
+      failures: Type.Array(Failure, {
+        description: 'Everything a store refused: store, locale, field, the store error',
+      }),
+    }),
     Type.Object({
       dryRun: Type.Literal(true),
       stores: Type.Array(Type.String()),
@@ -139,4 +168,25 @@ export const PushResponse = Ok(
       }),
     }),
   ]),
+);
+
+export const OperationsResponse = Ok(
+  Type.Object({
+    operations: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        kind: StringEnum(['sync', 'push']),
+        status: StringEnum(['running', 'succeeded', 'partial', 'failed']),
+        actor: Type.Object({ memberId: Nullable(Type.String()) }),
+        stores: Type.Array(Type.String()),
+        locales: Nullable(Type.Array(Type.String())),
+        outcome: Nullable(Type.Record(Type.String(), Type.Unknown())),
+        startedAt: Timestamp,
+        finishedAt: Nullable(Timestamp),
+      }),
+    ),
+    total: Type.Integer(),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  }),
 );

@@ -74,6 +74,8 @@ export function createProjectsService(deps: { db: Executor; clock: Clock }) {
           created_at: now,
           updated_at: now,
           last_synced_at: null,
+          operation_id: null,
+          operation_expires_at: null,
         };
         await projects.insertProject(trx, row);
         await recordAudit(trx, {

@@ -1,43 +1,273 @@
+import { StoreError, type StoreConnector } from '../../connectors/store-connector.js';
+import type { Executor } from '../../db/database.js';
+import { AppError } from '../../errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
 import type { RequestContext } from '../access/context.js';
 import { authorize } from '../access/operations.js';
+import { actorOf } from '../audit/audit.js';
+import type { CredentialsService } from '../credentials/credentials.service.js';
 import type { ListingsService } from '../listings/listings.service.js';
+import { mergeSnapshot, planPush, recordPushed, recordRemoved } from '../listings/store-merge.js';
+import type { Project } from '../projects/project.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { toProject } from '../projects/projects.repository.js';
 import { STORES, type Store } from '../stores/locales.js';
+import * as ops from './operations.repository.js';
 import {
+  isLinked,
   normalizeLocaleFilter,
   notLinked,
   selectStores,
   STORE_LABEL,
+  type Failure,
+  type OperationRecord,
   type OutcomeError,
+  type PushOutcome,
   type PushPreview,
   type PushResult,
   type StoreSelection,
+  type SyncOutcome,
   type SyncResult,
 } from './sync.js';
 
-/**
- * Sync and push of a project's listings. No store credentials can be set yet, so every linked
- * store answers STORE_NOT_CONFIGURED: the true outcome until credentials and connectors exist.
- */
-export function createSyncService(deps: { projects: ProjectsService; listings: ListingsService }) {
-  const { projects, listings } = deps;
+/** A crashed holder's lock is taken over after this long. */
+const LOCK_TTL_MS = 5 * 60_000;
+
+export interface SyncServiceDeps {
+  db: Executor;
+  clock: Clock;
+  projects: ProjectsService;
+  listings: ListingsService;
+  credentials: CredentialsService;
+  /** How long an operation waits for another one on the same project to finish. */
+  lockWaitMs?: number;
+}
+
+const appRef = (project: Project, store: Store) =>
+  (store === 'appstore' ? project.appStoreAppId : project.playStorePackageName) as string;
+
+const storeKey = (store: Store) => (store === 'appstore' ? 'appStore' : 'playStore');
+
+export function createSyncService(deps: SyncServiceDeps) {
+  const { db, clock, projects, listings, credentials } = deps;
+  const lockWaitMs = deps.lockWaitMs ?? 60_000;
 
   const notConfigured = (store: Store): OutcomeError => ({
     code: 'STORE_NOT_CONFIGURED',
-    message: `No ${STORE_LABEL[store]} credentials are set for this organization`,
+    message: `No ${STORE_LABEL[store]} credentials are set for this organization (PUT /organization/credentials/${store})`,
   });
 
-  /** Outcome per store: an error for stores not run, or the result of running one. */
-  function outcomes(project: ReturnType<typeof toProject>, selected: Store[]): Record<Store, OutcomeError> {
-    const byStore = {} as Record<Store, OutcomeError>;
-    for (const store of STORES) {
-      byStore[store] = selected.includes(store) ? notConfigured(store) : notLinked(project, store);
+  /** Why a store did not run: not linked, or linked but not asked for. */
+  const skipped = (project: Project, store: Store): OutcomeError =>
+    isLinked(project, store)
+      ? { code: 'NOT_REQUESTED', message: `${STORE_LABEL[store]} was not part of this request` }
+      : notLinked(project, store);
+
+  /**
+   * Runs `work` holding the project's operation lock, so that a sync and a push of one project
+   * never interleave — also across instances, since the lock is a row in the shared database.
+   * Every run is recorded with who, when, stores, locales and outcome.
+   */
+  async function exclusive<T extends object>(
+    ctx: RequestContext,
+    project: Project,
+    kind: 'sync' | 'push',
+    stores: Store[],
+    locales: string[] | undefined,
+    work: () => Promise<T & { status: string }>,
+  ): Promise<T> {
+    const operationId = newId('op');
+    const deadline = Date.now() + lockWaitMs;
+    for (;;) {
+      const now = clock.now();
+      const expires = new Date(now.getTime() + LOCK_TTL_MS).toISOString();
+      if (await ops.tryLockProject(db, project.id, operationId, now.toISOString(), expires)) break;
+      if (Date.now() > deadline) {
+        throw new AppError(
+          'CONFLICT',
+          'Another sync or push of this project is still running; try again shortly',
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    return byStore;
+    const startedAt = clock.now().toISOString();
+    try {
+      await ops.insertOperation(db, {
+        id: operationId,
+        organization_id: ctx.organizationId,
+        project_id: project.id,
+        kind,
+        status: 'running',
+        actor_member_id: actorOf(ctx).memberId,
+        stores: JSON.stringify(stores),
+        locales: locales === undefined ? null : JSON.stringify(locales),
+        outcome: null,
+        started_at: startedAt,
+        finished_at: null,
+      });
+      ctx.log.info({ operationId, kind, projectId: project.id, stores }, `${kind} started`);
+      let result: T & { status: string };
+      try {
+        result = await work();
+      } catch (error) {
+        await ops.finishOperation(db, operationId, {
+          status: 'failed',
+          outcome: JSON.stringify({ error: error instanceof Error ? error.message : String(error) }),
+          finished_at: clock.now().toISOString(),
+        });
+        throw error;
+      }
+      const { status, ...outcome } = result;
+      await ops.finishOperation(db, operationId, {
+        status,
+        outcome: JSON.stringify(outcome),
+        finished_at: clock.now().toISOString(),
+      });
+      ctx.log.info({ operationId, kind, status }, `${kind} finished`);
+      return outcome as T;
+    } finally {
+      await ops.unlockProject(db, project.id, operationId);
+    }
+  }
+
+  async function connector(ctx: RequestContext, store: Store): Promise<StoreConnector | null> {
+    return credentials.connectorFor(ctx.organizationId, store);
+  }
+
+  const storeFailure = (store: Store, error: unknown): OutcomeError => {
+    if (error instanceof StoreError) return { code: error.code, message: error.message };
+    throw error;
+  };
+
+  async function syncStore(ctx: RequestContext, project: Project, store: Store) {
+    const client = await connector(ctx, store);
+    if (client === null)
+      return {
+        outcome: { synced: false, locales: 0, error: notConfigured(store) },
+        locales: [],
+        conflicts: [],
+      };
+    try {
+      const report = await client.read(appRef(project, store));
+      const merge = await db
+        .transaction()
+        .execute((trx) =>
+          mergeSnapshot(
+            trx,
+            {
+              organizationId: ctx.organizationId,
+              projectId: project.id,
+              actorMemberId: actorOf(ctx).memberId,
+            },
+            store,
+            report.snapshot,
+            clock.now().toISOString(),
+          ),
+        );
+      ctx.log.info(
+        { store, calls: report.calls, locales: merge.locales.length, conflicts: merge.conflicts.length },
+        'store read',
+      );
+      return {
+        outcome: {
+          synced: true,
+          locales: merge.locales.length,
+          conflicts: merge.conflicts.length,
+        } as SyncOutcome,
+        locales: merge.locales,
+        conflicts: merge.conflicts,
+      };
+    } catch (error) {
+      return {
+        outcome: { synced: false, locales: 0, error: storeFailure(store, error) } as SyncOutcome,
+        locales: [],
+        conflicts: [],
+      };
+    }
+  }
+
+  async function pushStore(
+    ctx: RequestContext,
+    project: Project,
+    store: Store,
+    options: { locales?: string[]; prune?: boolean; changesNotSentForReview?: boolean },
+  ): Promise<{ outcome: PushOutcome; locales: string[]; failures: Failure[] }> {
+    const plan = await planPush(
+      db,
+      { organizationId: ctx.organizationId, projectId: project.id },
+      store,
+      options.locales,
+    );
+    const removals = options.prune === true ? plan.removals : [];
+    const conflictFailures: Failure[] = plan.conflicts.map((c) => ({
+      store,
+      locale: c.locale,
+      field: c.field,
+      error: {
+        code: 'CONFLICT',
+        message: 'The store changed this field too: edit it here to choose, then push',
+      },
+    }));
+    if (plan.changes.length === 0 && removals.length === 0) {
+      // Nothing to write: no store call at all.
+      return {
+        outcome: { pushed: conflictFailures.length === 0, locales: 0 },
+        locales: [],
+        failures: conflictFailures,
+      };
+    }
+    const client = await connector(ctx, store);
+    if (client === null)
+      return {
+        outcome: { pushed: false, locales: 0, error: notConfigured(store) },
+        locales: [],
+        failures: [],
+      };
+    let report;
+    try {
+      report = await client.write(appRef(project, store), plan.changes, {
+        removeLocales: removals,
+        changesNotSentForReview: options.changesNotSentForReview ?? false,
+      });
+    } catch (error) {
+      const failure = storeFailure(store, error);
+      return {
+        outcome: { pushed: false, locales: 0, error: failure },
+        locales: [],
+        failures: [{ store, locale: null, field: null, error: failure }, ...conflictFailures],
+      };
+    }
+    const at = clock.now().toISOString();
+    await db.transaction().execute(async (trx) => {
+      for (const change of plan.changes.filter((c) => report.written.includes(c.locale))) {
+        await recordPushed(trx, { projectId: project.id }, store, change, at);
+      }
+      for (const locale of report.removed) await recordRemoved(trx, { projectId: project.id }, store, locale);
+    });
+    ctx.log.info(
+      { store, calls: report.calls, written: report.written.length, failed: report.failures.length },
+      'store written',
+    );
+    const failures: Failure[] = [
+      ...report.failures.map((f) => ({ store, locale: f.locale, field: f.field, error: f.error })),
+      ...conflictFailures,
+    ];
+    const outcome: PushOutcome = { pushed: failures.length === 0, locales: report.written.length };
+    if (failures.length > 0) {
+      outcome.error = {
+        code: 'PARTIAL_FAILURE',
+        message: `${failures.length} change(s) were not accepted by ${STORE_LABEL[store]}; see data.failures`,
+      };
+    }
+    return { outcome, locales: report.written, failures };
   }
 
   return {
+    /**
+     * Pulls the stores' listings and merges them (three-way, design.md §9). 200 whenever it ran;
+     * each store reports `synced` and, when false, an `error`; conflicts are listed.
+     */
     async sync(
       ctx: RequestContext,
       projectId: string,
@@ -46,12 +276,87 @@ export function createSyncService(deps: { projects: ProjectsService; listings: L
       authorize(ctx, 'projects.sync');
       const project = toProject(await projects.requireRow(ctx, projectId));
       const stores = selectStores(project, input.store ?? 'both');
-      const errors = outcomes(project, stores);
-      return {
-        syncedLocales: [],
-        appStore: { synced: false, locales: 0, error: errors.appstore },
-        playStore: { synced: false, locales: 0, error: errors.playstore },
-      };
+      return exclusive(ctx, project, 'sync', stores, undefined, async () => {
+        const runs = new Map(
+          await Promise.all(
+            stores.map(async (store) => [store, await syncStore(ctx, project, store)] as const),
+          ),
+        );
+        const result: SyncResult & { status: string } = {
+          syncedLocales: [...new Set([...runs.values()].flatMap((r) => r.locales))].sort(),
+          appStore: { synced: false, locales: 0 },
+          playStore: { synced: false, locales: 0 },
+          conflicts: [...runs.values()].flatMap((r) => r.conflicts),
+          failures: [],
+          status: 'succeeded',
+        };
+        for (const store of STORES) {
+          const run = runs.get(store);
+          result[storeKey(store)] = run?.outcome ?? {
+            synced: false,
+            locales: 0,
+            error: skipped(project, store),
+          };
+          if (run && !run.outcome.synced && run.outcome.error) {
+            result.failures.push({ store, locale: null, field: null, error: run.outcome.error });
+          }
+        }
+        const reached = [...runs.values()].some((r) => r.outcome.synced);
+        if (reached) await ops.setLastSynced(db, project.id, clock.now().toISOString());
+        result.status = reached ? (result.failures.length === 0 ? 'succeeded' : 'partial') : 'failed';
+        return result;
+      });
+    },
+
+    /**
+     * Pushes changed fields (value ≠ base) to the stores; additive unless `prune`; one locale's
+     * failure does not stop the others. 403 APPROVAL_REQUIRED per design.md §6.
+     */
+    async push(
+      ctx: RequestContext,
+      projectId: string,
+      input: {
+        store?: StoreSelection;
+        locales?: string[];
+        prune?: boolean;
+        changesNotSentForReview?: boolean;
+      },
+    ): Promise<PushResult> {
+      authorize(ctx, 'projects.push');
+      const project = toProject(await projects.requireRow(ctx, projectId));
+      const stores = selectStores(project, input.store ?? 'both');
+      const locales = normalizeLocaleFilter(input.locales, stores);
+      await listings.assertPushAllowed(ctx, projectId);
+      return exclusive(ctx, project, 'push', stores, locales, async () => {
+        const runs = new Map(
+          await Promise.all(
+            stores.map(
+              async (store) => [store, await pushStore(ctx, project, store, { ...input, locales })] as const,
+            ),
+          ),
+        );
+        const result: PushResult & { status: string } = {
+          pushedLocales: [...new Set([...runs.values()].flatMap((r) => r.locales))].sort(),
+          appStore: { pushed: false, locales: 0 },
+          playStore: { pushed: false, locales: 0 },
+          failures: [...runs.values()].flatMap((r) => r.failures),
+          status: 'succeeded',
+        };
+        for (const store of STORES) {
+          result[storeKey(store)] = runs.get(store)?.outcome ?? {
+            pushed: false,
+            locales: 0,
+            error: skipped(project, store),
+          };
+        }
+        const outcomes = [...runs.values()].map((r) => r.outcome);
+        result.status = outcomes.every((o) => o.pushed)
+          ? 'succeeded'
+          : outcomes.some((o) => o.locales > 0)
+            ? 'partial'
+            : 'failed';
+        return result;
+      });
     },
 
     /**
@@ -80,22 +385,23 @@ export function createSyncService(deps: { projects: ProjectsService; listings: L
       return { dryRun: true, stores, changeCount, changes, approval: diff.approval };
     },
 
-    async push(
-      ctx: RequestContext,
-      projectId: string,
-      input: { store?: StoreSelection; locales?: string[] },
-    ): Promise<PushResult> {
-      authorize(ctx, 'projects.push');
-      const project = toProject(await projects.requireRow(ctx, projectId));
-      const stores = selectStores(project, input.store ?? 'both');
-      normalizeLocaleFilter(input.locales, stores);
-      await listings.assertPushAllowed(ctx, projectId);
-      const errors = outcomes(project, stores);
-      return {
-        pushedLocales: [],
-        appStore: { pushed: false, locales: 0, error: errors.appstore },
-        playStore: { pushed: false, locales: 0, error: errors.playstore },
-      };
+    /** The recorded syncs and pushes of a project, newest first. */
+    async operations(ctx: RequestContext, projectId: string, page: { limit: number; offset: number }) {
+      authorize(ctx, 'projects.get');
+      await projects.requireRow(ctx, projectId);
+      const { rows, total } = await ops.listOperations(db, projectId, page);
+      const operations: OperationRecord[] = rows.map((row) => ({
+        id: row.id,
+        kind: row.kind as OperationRecord['kind'],
+        status: row.status as OperationRecord['status'],
+        actor: { memberId: row.actor_member_id },
+        stores: JSON.parse(row.stores) as Store[],
+        locales: row.locales === null ? null : (JSON.parse(row.locales) as string[]),
+        outcome: row.outcome === null ? null : (JSON.parse(row.outcome) as Record<string, unknown>),
+        startedAt: row.started_at,
+        finishedAt: row.finished_at,
+      }));
+      return { operations, total };
     },
   };
 }

@@ -14,7 +14,29 @@ export interface OutcomeError {
 export interface SyncOutcome {
   synced: boolean;
   locales: number;
+  /** Fields changed both here and in the store since the last sync. */
+  conflicts?: number;
   error?: OutcomeError;
+}
+
+/** Something a store refused or could not do; locale and field when the store said which. */
+export interface Failure {
+  store: Store;
+  locale: string | null;
+  field: string | null;
+  error: OutcomeError;
+}
+
+export interface OperationRecord {
+  id: string;
+  kind: 'sync' | 'push';
+  status: 'running' | 'succeeded' | 'partial' | 'failed';
+  actor: { memberId: string | null };
+  stores: Store[];
+  locales: string[] | null;
+  outcome: Record<string, unknown> | null;
+  startedAt: string;
+  finishedAt: string | null;
 }
 
 export interface PushOutcome {
@@ -27,12 +49,21 @@ export interface SyncResult {
   syncedLocales: string[];
   appStore: SyncOutcome;
   playStore: SyncOutcome;
+  conflicts: {
+    store: Store;
+    locale: string;
+    field: string;
+    localValue: string | null;
+    storeValue: string | null;
+  }[];
+  failures: Failure[];
 }
 
 export interface PushResult {
   pushedLocales: string[];
   appStore: PushOutcome;
   playStore: PushOutcome;
+  failures: Failure[];
 }
 
 /** A dry run of a push: the changes it would write, per store and locale. */

@@ -1,0 +1,292 @@
+/**
+ * App Store Connect connector: ES256 JWT auth, JSON:API reads with pagination, PATCH/POST/DELETE
+ * of appInfoLocalizations and appStoreVersionLocalizations in the editable containers.
+ */
+import type { AppStoreSecret } from '../../modules/credentials/credential.js';
+import { accountLimiter, DEFAULT_POLICY, NetworkError, send, type RetryPolicy } from '../http.js';
+import { signJwt, tokenCache } from '../jwt.js';
+import {
+  StoreError,
+  type LocaleChange,
+  type LocaleFailure,
+  type PushOptions,
+  type PushReport,
+  type ReadReport,
+  type StoreConnector,
+  type StoreSnapshot,
+} from '../store-connector.js';
+import { ascError } from './errors.js';
+import {
+  ALWAYS_EDITABLE,
+  APP_INFO_FIELDS,
+  compareVersions,
+  EDITABLE_INFO_STATES,
+  EDITABLE_VERSION_STATES,
+  fieldsOf,
+  LIVE_INFO_STATES,
+  LIVE_VERSION_STATES,
+  splitFields,
+  VERSION_FIELDS,
+  type JsonApiResource,
+} from './mapper.js';
+
+/** Apple refuses tokens that live longer than 20 minutes; ours live 15 and are renewed 1 minute early. */
+const TOKEN_LIFETIME_S = 15 * 60;
+const CONCURRENCY_PER_KEY = 4;
+const PAGE_LIMIT = 200;
+
+export interface AppStoreConnectorOptions {
+  baseUrl: string;
+  policy?: RetryPolicy;
+  now?: () => number;
+}
+
+interface Container {
+  id: string;
+  editable: boolean;
+}
+
+export function createAppStoreConnector(
+  secret: AppStoreSecret,
+  options: AppStoreConnectorOptions,
+): StoreConnector {
+  const policy = options.policy ?? DEFAULT_POLICY;
+  const now = options.now ?? Date.now;
+  const limit = accountLimiter(`appstore:${secret.issuerId}:${secret.keyId}`, CONCURRENCY_PER_KEY);
+  const tokens = tokenCache(
+    async () => {
+      const iat = Math.floor(now() / 1000);
+      const token = signJwt(
+        { alg: 'ES256', kid: secret.keyId, typ: 'JWT' },
+        { iss: secret.issuerId, iat, exp: iat + TOKEN_LIFETIME_S, aud: 'appstoreconnect-v1' },
+        secret.privateKey,
+      );
+      return { token, expiresAt: (iat + TOKEN_LIFETIME_S) * 1000 };
+    },
+    now,
+    60_000,
+  );
+
+  async function call(
+    counter: { calls: number },
+    method: string,
+    pathOrUrl: string,
+    body?: unknown,
+  ): Promise<{ data: unknown; links?: { next?: string } }> {
+    const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${options.baseUrl}${pathOrUrl}`;
+    for (let attempt = 0; ; attempt++) {
+      const token = await tokens.get();
+      let response;
+      try {
+        response = await limit(() =>
+          send(
+            {
+              method,
+              url,
+              headers: {
+                authorization: `Bearer ${token}`,
+                accept: 'application/json',
+                ...(body !== undefined && { 'content-type': 'application/json' }),
+              },
+              body: body === undefined ? undefined : JSON.stringify(body),
+              // A POST that timed out may have created the localization: not blindly repeated.
+              idempotent: method !== 'POST',
+            },
+            policy,
+            counter,
+          ),
+        );
+      } catch (error) {
+        if (error instanceof NetworkError)
+          throw new StoreError('appstore', 'NETWORK_ERROR', error.message, null, true);
+        throw error;
+      }
+      // Apple sometimes refuses a valid token once (stores.md §1.1): mint a new one and retry once.
+      if (response.status === 401 && attempt === 0) {
+        tokens.invalidate();
+        continue;
+      }
+      if (response.status >= 400) throw ascError(response.status, response.text);
+      return response.status === 204
+        ? { data: null }
+        : (JSON.parse(response.text) as { data: unknown; links?: { next?: string } });
+    }
+  }
+
+  /** Every item of a collection, following links.next until it is absent. */
+  async function all(counter: { calls: number }, path: string): Promise<JsonApiResource[]> {
+    const items: JsonApiResource[] = [];
+    let next: string | undefined = path;
+    while (next !== undefined) {
+      const page = await call(counter, 'GET', next);
+      items.push(...(page.data as JsonApiResource[]));
+      next = page.links?.next;
+    }
+    return items;
+  }
+
+  /** The editable appInfo if there is one, else the live one (stores.md §2.1). */
+  async function appInfo(counter: { calls: number }, appId: string): Promise<Container | null> {
+    const infos = await all(counter, `/v1/apps/${encodeURIComponent(appId)}/appInfos?limit=${PAGE_LIMIT}`);
+    const stateOf = (info: JsonApiResource) =>
+      String(info.attributes?.state ?? info.attributes?.appStoreState ?? '');
+    const editable = infos.find((info) => EDITABLE_INFO_STATES.includes(stateOf(info)));
+    if (editable) return { id: editable.id, editable: true };
+    const live = infos.find((info) => LIVE_INFO_STATES.includes(stateOf(info))) ?? infos[0];
+    return live ? { id: live.id, editable: false } : null;
+  }
+
+  /** The editable iOS version with the highest versionString, else the live one. */
+  async function version(counter: { calls: number }, appId: string): Promise<Container | null> {
+    const query = (states: string[]) =>
+      `/v1/apps/${encodeURIComponent(appId)}/appStoreVersions?filter[platform]=IOS&filter[appVersionState]=${states.join(',')}&limit=${PAGE_LIMIT}`;
+    const highest = (versions: JsonApiResource[]) =>
+      [...versions].sort((a, b) =>
+        compareVersions(String(b.attributes?.versionString), String(a.attributes?.versionString)),
+      )[0];
+    const editable = highest(await all(counter, query(EDITABLE_VERSION_STATES)));
+    if (editable) return { id: editable.id, editable: true };
+    const live = highest(await all(counter, query(LIVE_VERSION_STATES)));
+    return live ? { id: live.id, editable: false } : null;
+  }
+
+  async function containers(counter: { calls: number }, appId: string) {
+    const [info, ver] = await Promise.all([appInfo(counter, appId), version(counter, appId)]);
+    const [infoLocs, verLocs] = await Promise.all([
+      info ? all(counter, `/v1/appInfos/${info.id}/appInfoLocalizations?limit=${PAGE_LIMIT}`) : [],
+      ver
+        ? all(counter, `/v1/appStoreVersions/${ver.id}/appStoreVersionLocalizations?limit=${PAGE_LIMIT}`)
+        : [],
+    ]);
+    const byLocale = (items: JsonApiResource[]) =>
+      new Map(items.map((item) => [String(item.attributes?.locale), item]));
+    return { info, ver, infoLocs: byLocale(infoLocs), verLocs: byLocale(verLocs) };
+  }
+
+  return {
+    store: 'appstore',
+
+    async verify() {
+      await call({ calls: 0 }, 'GET', '/v1/apps?limit=1');
+    },
+
+    async read(appId) {
+      const counter = { calls: 0 };
+      const { info, ver, infoLocs, verLocs } = await containers(counter, appId);
+      if (info === null && ver === null) {
+        throw new StoreError(
+          'appstore',
+          'NOT_FOUND',
+          `App ${appId} has no app info or version in App Store Connect`,
+          404,
+          false,
+        );
+      }
+      const snapshot: StoreSnapshot = new Map();
+      for (const locale of new Set([...infoLocs.keys(), ...verLocs.keys()])) {
+        const infoLoc = infoLocs.get(locale);
+        const verLoc = verLocs.get(locale);
+        snapshot.set(locale, {
+          ...(infoLoc ? fieldsOf(infoLoc, APP_INFO_FIELDS) : {}),
+          ...(verLoc ? fieldsOf(verLoc, VERSION_FIELDS) : {}),
+        });
+      }
+      return { snapshot, calls: counter.calls } satisfies ReadReport;
+    },
+
+    async write(appId: string, changes: LocaleChange[], options: PushOptions): Promise<PushReport> {
+      const counter = { calls: 0 };
+      const { info, ver, infoLocs, verLocs } = await containers(counter, appId);
+      const failures: LocaleFailure[] = [];
+      const written: string[] = [];
+      const removed: string[] = [];
+      const fail = (locale: string, error: unknown) => {
+        if (!(error instanceof StoreError)) throw error;
+        failures.push({ locale, field: error.field, error: { code: error.code, message: error.message } });
+      };
+
+      async function writeResource(
+        kind: 'appInfoLocalizations' | 'appStoreVersionLocalizations',
+        container: Container | null,
+        existing: JsonApiResource | undefined,
+        locale: string,
+        attributes: Record<string, string | null>,
+      ) {
+        if (Object.keys(attributes).length === 0) return;
+        const writable =
+          container?.editable === true || Object.keys(attributes).every((f) => ALWAYS_EDITABLE.has(f));
+        if (container === null || !writable) {
+          const what = kind === 'appInfoLocalizations' ? 'app info' : 'App Store version';
+          throw new StoreError(
+            'appstore',
+            'NOT_EDITABLE',
+            `No editable ${what}: create a new version in App Store Connect (state Prepare for Submission) before pushing`,
+            409,
+            false,
+            Object.keys(attributes)[0] ?? null,
+          );
+        }
+        if (existing) {
+          await call(counter, 'PATCH', `/v1/${kind}/${existing.id}`, {
+            data: { type: kind, id: existing.id, attributes },
+          });
+          return;
+        }
+        const parent =
+          kind === 'appInfoLocalizations' ? { appInfo: 'appInfos' } : { appStoreVersion: 'appStoreVersions' };
+        const [relation, type] = Object.entries(parent)[0]!;
+        const created = attributesWithout(attributes);
+        await call(counter, 'POST', `/v1/${kind}`, {
+          data: {
+            type: kind,
+            attributes: { locale, ...created },
+            relationships: { [relation]: { data: { type, id: container.id } } },
+          },
+        });
+      }
+
+      await Promise.all(
+        changes.map(async (change) => {
+          const { info: infoAttrs, version: versionAttrs } = splitFields(change.fields);
+          try {
+            await writeResource(
+              'appInfoLocalizations',
+              info,
+              infoLocs.get(change.locale),
+              change.locale,
+              infoAttrs,
+            );
+            await writeResource(
+              'appStoreVersionLocalizations',
+              ver,
+              verLocs.get(change.locale),
+              change.locale,
+              versionAttrs,
+            );
+            written.push(change.locale);
+          } catch (error) {
+            fail(change.locale, error);
+          }
+        }),
+      );
+
+      for (const locale of options.removeLocales ?? []) {
+        try {
+          const verLoc = verLocs.get(locale);
+          const infoLoc = infoLocs.get(locale);
+          if (verLoc) await call(counter, 'DELETE', `/v1/appStoreVersionLocalizations/${verLoc.id}`);
+          if (infoLoc) await call(counter, 'DELETE', `/v1/appInfoLocalizations/${infoLoc.id}`);
+          removed.push(locale);
+        } catch (error) {
+          fail(locale, error);
+        }
+      }
+      return { written: written.sort(), removed, failures, calls: counter.calls };
+    },
+  };
+}
+
+/** A create sends only the attributes that have a value; null means "not set" there. */
+function attributesWithout(attributes: Record<string, string | null>) {
+  return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== null));
+}

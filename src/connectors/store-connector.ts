@@ -1,0 +1,73 @@
+/**
+ * The one interface behind which both stores sit. Services speak in listings (locale → field →
+ * text, with our field names); connectors translate to Apple's or Google's API and back.
+ */
+import type { Store } from '../modules/stores/locales.js';
+
+export type FieldValues = Record<string, string | null>;
+
+/** What a store holds for one app: locale → field → text. */
+export type StoreSnapshot = Map<string, FieldValues>;
+
+/** One locale's changes for a push; `create` when the store does not have the locale yet. */
+export interface LocaleChange {
+  locale: string;
+  fields: FieldValues;
+  create: boolean;
+}
+
+export interface PushOptions {
+  /** Google Play: commit with changesNotSentForReview=true. */
+  changesNotSentForReview?: boolean;
+  /** Locales to delete from the store (push with prune). */
+  removeLocales?: string[];
+}
+
+export interface LocaleFailure {
+  locale: string;
+  /** The field the store refused, when it said which. */
+  field: string | null;
+  error: { code: string; message: string };
+}
+
+export interface PushReport {
+  /** Locales whose changes the store accepted. */
+  written: string[];
+  removed: string[];
+  failures: LocaleFailure[];
+  /** Store calls made, for logs and benchmarks. */
+  calls: number;
+}
+
+export interface ReadReport {
+  snapshot: StoreSnapshot;
+  calls: number;
+}
+
+export interface StoreConnector {
+  readonly store: Store;
+  /** Checks that the credentials are accepted by the store. Throws StoreError. */
+  verify(): Promise<void>;
+  /** Reads every listing of the app. Throws StoreError when the app cannot be read at all. */
+  read(appRef: string): Promise<ReadReport>;
+  /**
+   * Writes changed fields; one locale's failure does not stop the others. Throws StoreError only
+   * when nothing could be written (auth, no editable version, edit could not be opened).
+   */
+  write(appRef: string, changes: LocaleChange[], options: PushOptions): Promise<PushReport>;
+}
+
+/** A store's refusal or failure, mapped from its own error body (stores.md §6). */
+export class StoreError extends Error {
+  constructor(
+    readonly store: Store,
+    readonly code: string,
+    message: string,
+    readonly status: number | null,
+    readonly retryable: boolean,
+    readonly field: string | null = null,
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}

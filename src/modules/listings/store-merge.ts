@@ -1,0 +1,189 @@
+/**
+ * The bookkeeping of sync and push on listings (design.md §9). Sync is a three-way merge of the
+ * store's text into value/base; push takes the fields whose value differs from base and, once a
+ * store accepted them, moves base up to value.
+ */
+import type { FieldValues, LocaleChange, StoreSnapshot } from '../../connectors/store-connector.js';
+import type { Executor } from '../../db/database.js';
+import { newId } from '../../shared/ids.js';
+import type { Store } from '../stores/locales.js';
+import { fieldNames } from './fields.js';
+import * as repo from './listings.repository.js';
+
+export interface MergeResult {
+  locales: string[];
+  conflicts: {
+    store: Store;
+    locale: string;
+    field: string;
+    localValue: string | null;
+    storeValue: string | null;
+  }[];
+  changedFields: number;
+}
+
+/**
+ * Merges a store snapshot into the project's listings, in the caller's transaction:
+ * - a field not edited here takes the store's value (value and base);
+ * - a field edited here keeps its value; if the store still has the base, nothing else changes;
+ *   if the store now has the local value, the edit is simply in sync;
+ * - a field changed on both sides to different texts is a conflict: the local value stays, the
+ *   store's text is kept beside it until someone edits the field.
+ * Locales the store no longer has are dropped here unless they carry local edits.
+ */
+export async function mergeSnapshot(
+  db: Executor,
+  scope: { organizationId: string; projectId: string; actorMemberId: string | null },
+  store: Store,
+  snapshot: StoreSnapshot,
+  at: string,
+): Promise<MergeResult> {
+  const existing = (await repo.listListings(db, scope.organizationId, scope.projectId)).filter(
+    (l) => l.store === store,
+  );
+  const byLocale = new Map(existing.map((l) => [l.locale, l]));
+  const result: MergeResult = { locales: [...snapshot.keys()].sort(), conflicts: [], changedFields: 0 };
+  const history = [];
+
+  for (const [locale, storeFields] of snapshot) {
+    let listing = byLocale.get(locale);
+    if (listing === undefined) {
+      const row = {
+        id: newId('lst'),
+        organization_id: scope.organizationId,
+        project_id: scope.projectId,
+        store,
+        locale,
+        status: 'active',
+        created_at: at,
+        updated_at: at,
+      };
+      await repo.insertListing(db, row);
+      listing = { ...row, fields: [] };
+    }
+    const fields = new Map(listing.fields.map((f) => [f.field, f]));
+    for (const field of fieldNames(store)) {
+      const incoming = storeFields[field] ?? null;
+      const row = fields.get(field);
+      const value = row?.value ?? null;
+      const base = row?.base ?? null;
+      const edited = row !== undefined && (value !== base || row.in_conflict === 1);
+      let next: { value: string | null; base: string | null; conflict: string | null } | null = null;
+      if (!edited) {
+        if (value !== incoming || base !== incoming)
+          next = { value: incoming, base: incoming, conflict: null };
+      } else if (incoming === value) {
+        next = { value, base: incoming, conflict: null };
+      } else if (incoming !== base) {
+        next = { value, base, conflict: incoming };
+        result.conflicts.push({ store, locale, field, localValue: value, storeValue: incoming });
+      }
+      if (next === null) continue;
+      await repo.upsertField(db, {
+        listing_id: listing.id,
+        field,
+        value: next.value,
+        base: next.base,
+        conflict_value: next.conflict,
+        in_conflict: next.conflict === null ? 0 : 1,
+        updated_at: at,
+      });
+      if (next.value !== value) {
+        result.changedFields += 1;
+        history.push({
+          id: newId('hist'),
+          organization_id: scope.organizationId,
+          project_id: scope.projectId,
+          store,
+          locale,
+          field,
+          old_value: value,
+          new_value: next.value,
+          source: 'sync',
+          actor_member_id: scope.actorMemberId,
+          created_at: at,
+        });
+      }
+    }
+    await repo.touchListing(db, listing.id, at);
+  }
+
+  for (const listing of existing) {
+    if (snapshot.has(listing.locale)) continue;
+    const untouched = listing.fields.every((f) => f.value === f.base && f.in_conflict === 0);
+    const wasInStore = listing.fields.some((f) => f.base !== null);
+    // Gone from the store and not edited here: follow the store. A locale never pushed stays.
+    if (wasInStore && (untouched || listing.status === 'removed')) await repo.deleteListing(db, listing.id);
+  }
+  await repo.insertHistory(db, history);
+  return result;
+}
+
+export interface PushPlan {
+  changes: LocaleChange[];
+  /** Locales deleted here that the store still has (pushed only with prune). */
+  removals: string[];
+  /** Fields left out because they are in conflict with the store. */
+  conflicts: { locale: string; field: string }[];
+}
+
+/** What a push to `store` would write: changed fields only, optionally only some locales. */
+export async function planPush(
+  db: Executor,
+  scope: { organizationId: string; projectId: string },
+  store: Store,
+  locales: string[] | undefined,
+): Promise<PushPlan> {
+  const listings = (await repo.listListings(db, scope.organizationId, scope.projectId)).filter(
+    (l) => l.store === store && (locales === undefined || locales.includes(l.locale)),
+  );
+  const plan: PushPlan = { changes: [], removals: [], conflicts: [] };
+  for (const listing of listings) {
+    if (listing.status === 'removed') {
+      if (listing.fields.some((f) => f.base !== null)) plan.removals.push(listing.locale);
+      continue;
+    }
+    const fields: FieldValues = {};
+    for (const field of listing.fields) {
+      if (field.in_conflict === 1) plan.conflicts.push({ locale: listing.locale, field: field.field });
+      else if (field.value !== field.base) fields[field.field] = field.value;
+    }
+    if (Object.keys(fields).length > 0) {
+      plan.changes.push({
+        locale: listing.locale,
+        fields,
+        create: listing.fields.every((f) => f.base === null),
+      });
+    }
+  }
+  return plan;
+}
+
+/** After the store accepted a locale's fields: base = value, so they no longer show as changes. */
+export async function recordPushed(
+  db: Executor,
+  scope: { projectId: string },
+  store: Store,
+  change: LocaleChange,
+  at: string,
+): Promise<void> {
+  const listing = await repo.findListing(db, scope.projectId, store, change.locale);
+  if (listing === undefined) return;
+  for (const row of await repo.listFields(db, listing.id)) {
+    if (!(row.field in change.fields)) continue;
+    // Only if the value is still what was pushed: an edit made during the push stays pending.
+    if (row.value !== change.fields[row.field]) continue;
+    await repo.upsertField(db, { ...row, base: row.value, updated_at: at });
+  }
+}
+
+/** After a push with prune removed a locale from the store. */
+export async function recordRemoved(
+  db: Executor,
+  scope: { projectId: string },
+  store: Store,
+  locale: string,
+) {
+  const listing = await repo.findListing(db, scope.projectId, store, locale);
+  if (listing !== undefined && listing.status === 'removed') await repo.deleteListing(db, listing.id);
+}

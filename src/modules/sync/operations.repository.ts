@@ -1,0 +1,71 @@
+import type { Executor } from '../../db/database.js';
+import type { OperationsTable } from '../../db/tables.js';
+
+/**
+ * Takes the project's operation lock: one conditional UPDATE, so of two instances trying at the
+ * same moment exactly one succeeds. An expired lock (its holder died) can be taken over.
+ */
+export async function tryLockProject(
+  db: Executor,
+  projectId: string,
+  operationId: string,
+  now: string,
+  expiresAt: string,
+) {
+  const result = await db
+    .updateTable('projects')
+    .set({ operation_id: operationId, operation_expires_at: expiresAt })
+    .where('id', '=', projectId)
+    .where((eb) => eb.or([eb('operation_id', 'is', null), eb('operation_expires_at', '<', now)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function unlockProject(db: Executor, projectId: string, operationId: string): Promise<void> {
+  await db
+    .updateTable('projects')
+    .set({ operation_id: null, operation_expires_at: null })
+    .where('id', '=', projectId)
+    .where('operation_id', '=', operationId)
+    .execute();
+}
+
+export async function insertOperation(db: Executor, row: OperationsTable): Promise<void> {
+  await db.insertInto('operations').values(row).execute();
+}
+
+export async function finishOperation(
+  db: Executor,
+  id: string,
+  changes: { status: string; outcome: string; finished_at: string },
+): Promise<void> {
+  await db.updateTable('operations').set(changes).where('id', '=', id).execute();
+}
+
+export async function listOperations(
+  db: Executor,
+  projectId: string,
+  page: { limit: number; offset: number },
+) {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('operations')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('started_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    db
+      .selectFrom('operations')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.count) };
+}
+
+export async function setLastSynced(db: Executor, projectId: string, at: string): Promise<void> {
+  await db.updateTable('projects').set({ last_synced_at: at }).where('id', '=', projectId).execute();
+}

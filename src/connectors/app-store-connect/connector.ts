@@ -128,8 +128,10 @@ export function createAppStoreConnector(
   /** The editable appInfo if there is one, else the live one (stores.md §2.1). */
   async function appInfo(counter: { calls: number }, appId: string): Promise<Container | null> {
     const infos = await all(counter, `/v1/apps/${encodeURIComponent(appId)}/appInfos?limit=${PAGE_LIMIT}`);
-    const stateOf = (info: JsonApiResource) =>
-      String(info.attributes?.state ?? info.attributes?.appStoreState ?? '');
+    const stateOf = (info: JsonApiResource) => {
+      const state = info.attributes?.state ?? info.attributes?.appStoreState;
+      return typeof state === 'string' ? state : '';
+    };
     const editable = infos.find((info) => EDITABLE_INFO_STATES.includes(stateOf(info)));
     if (editable) return { id: editable.id, editable: true };
     const live = infos.find((info) => LIVE_INFO_STATES.includes(stateOf(info))) ?? infos[0];
@@ -232,9 +234,8 @@ export function createAppStoreConnector(
           });
           return;
         }
-        const parent =
-          kind === 'appInfoLocalizations' ? { appInfo: 'appInfos' } : { appStoreVersion: 'appStoreVersions' };
-        const [relation, type] = Object.entries(parent)[0]!;
+        const [relation, type] =
+          kind === 'appInfoLocalizations' ? ['appInfo', 'appInfos'] : ['appStoreVersion', 'appStoreVersions'];
         const created = attributesWithout(attributes);
         await call(counter, 'POST', `/v1/${kind}`, {
           data: {

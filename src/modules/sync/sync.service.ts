@@ -150,21 +150,19 @@ export function createSyncService(deps: SyncServiceDeps) {
       };
     try {
       const report = await client.read(appRef(project, store));
-      const merge = await db
-        .transaction()
-        .execute((trx) =>
-          mergeSnapshot(
-            trx,
-            {
-              organizationId: ctx.organizationId,
-              projectId: project.id,
-              actorMemberId: actorOf(ctx).memberId,
-            },
-            store,
-            report.snapshot,
-            clock.now().toISOString(),
-          ),
-        );
+      const merge = await db.transaction().execute((trx) =>
+        mergeSnapshot(
+          trx,
+          {
+            organizationId: ctx.organizationId,
+            projectId: project.id,
+            actorMemberId: actorOf(ctx).memberId,
+          },
+          store,
+          report.snapshot,
+          clock.now().toISOString(),
+        ),
+      );
       ctx.log.info(
         { store, calls: report.calls, locales: merge.locales.length, conflicts: merge.conflicts.length },
         'store read',

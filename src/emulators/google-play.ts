@@ -1,0 +1,480 @@
+/**
+ * A Google Play Developer API v3 emulator with its OAuth2 token endpoint (tests, demos,
+ * benchmarks only). It reproduces what stores.md §8 lists: the JWT-bearer grant, bearer tokens,
+ * the edit lifecycle (snapshot, expiry, invalidation, commit), listing limits and Google's error
+ * bodies — and validates request and response bodies against Google's discovery document.
+ */
+import { createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PLAYSTORE_LOCALES } from '../modules/stores/locales.js';
+import type { Faults } from './faults.js';
+import { googlePlaySpec } from './spec-validator.js';
+
+interface Listing {
+  language: string;
+  title?: string;
+  shortDescription?: string;
+  fullDescription?: string;
+  video?: string;
+}
+
+export interface PlaySeed {
+  serviceAccounts?: { clientEmail: string; publicKey: string }[];
+  apps?: {
+    packageName: string;
+    defaultLanguage?: string;
+    listings?: Record<string, Omit<Listing, 'language'>>;
+    /** Service accounts allowed on this app (default: all registered ones). */
+    grants?: string[];
+    /** The app needs changes sent for review from the Console (commit needs changesNotSentForReview=true). */
+    manualReview?: boolean;
+  }[];
+  /** Seconds an edit lives (default 3600). */
+  editTtlSeconds?: number;
+  /** Seconds an access token lives (default 3599). */
+  tokenTtlSeconds?: number;
+}
+
+interface Edit {
+  id: string;
+  packageName: string;
+  owner: string;
+  listings: Map<string, Listing>;
+  expiresAt: number;
+  status: 'open' | 'committed' | 'deleted';
+}
+
+const SCOPE = 'https://www.googleapis.com/auth/androidpublisher';
+const LIMITS = { title: 30, shortDescription: 80, fullDescription: 4000 } as const;
+const FIELD_WORDS = {
+  title: 'title',
+  shortDescription: 'short description (promotional text)',
+  fullDescription: 'full description',
+};
+
+class PlayFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly statusText: string,
+    message: string,
+    readonly reason: string,
+    readonly domain = 'global',
+  ) {
+    super(message);
+  }
+}
+
+export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.now) {
+  const accounts = new Map<string, KeyObject>();
+  const apps = new Map<
+    string,
+    {
+      packageName: string;
+      defaultLanguage: string;
+      listings: Map<string, Listing>;
+      grants: string[] | null;
+      manualReview: boolean;
+    }
+  >();
+  const tokens = new Map<string, { email: string; expiresAt: number }>();
+  const edits = new Map<string, Edit>();
+  let editTtl = seed.editTtlSeconds ?? 3600;
+  let tokenTtl = seed.tokenTtlSeconds ?? 3599;
+  const counters = {
+    tokenRequests: 0,
+    requests: 0,
+    editsInserted: 0,
+    editsCommitted: 0,
+    editsDeleted: 0,
+    listingWrites: 0,
+  };
+
+  function load(next: PlaySeed) {
+    for (const account of next.serviceAccounts ?? [])
+      accounts.set(account.clientEmail, createPublicKey(account.publicKey));
+    if (next.editTtlSeconds !== undefined) editTtl = next.editTtlSeconds;
+    if (next.tokenTtlSeconds !== undefined) tokenTtl = next.tokenTtlSeconds;
+    for (const app of next.apps ?? []) {
+      apps.set(app.packageName, {
+        packageName: app.packageName,
+        defaultLanguage: app.defaultLanguage ?? 'en-US',
+        listings: new Map(
+          Object.entries(app.listings ?? {}).map(([language, l]) => [language, { language, ...l }]),
+        ),
+        grants: app.grants ?? null,
+        manualReview: app.manualReview ?? false,
+      });
+    }
+  }
+  load(seed);
+
+  return {
+    accounts,
+    apps,
+    tokens,
+    edits,
+    counters,
+    load,
+    get editTtl() {
+      return editTtl;
+    },
+    get tokenTtl() {
+      return tokenTtl;
+    },
+    reset() {
+      for (const map of [accounts, apps, tokens, edits]) map.clear();
+    },
+    /** Edits still open (neither committed nor deleted nor expired). */
+    openEdits: () => [...edits.values()].filter((e) => e.status === 'open' && e.expiresAt > now()),
+    snapshot: (packageName: string) => Object.fromEntries(apps.get(packageName)?.listings ?? []),
+    now,
+  };
+}
+
+export type PlayState = ReturnType<typeof createPlayState>;
+
+export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayState, faults: Faults): void {
+  const spec = googlePlaySpec();
+
+  const respond = (reply: FastifyReply, schema: string | null, body: unknown) => {
+    if (schema !== null) {
+      const problem = spec.check(schema, body);
+      if (problem !== null) throw new Error(`emulator response does not match ${schema}: ${problem}`);
+    }
+    return reply.code(200).type('application/json').send(body);
+  };
+
+  const sendFailure = (reply: FastifyReply, failure: PlayFailure) =>
+    reply
+      .code(failure.status)
+      .type('application/json')
+      .send({
+        error: {
+          code: failure.status,
+          message: failure.message,
+          errors: [{ message: failure.message, domain: failure.domain, reason: failure.reason }],
+          status: failure.statusText,
+        },
+      });
+
+  // The OAuth2 token endpoint (RFC 6749 error shape).
+  app.register(async (scope) => {
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string' },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    scope.post('/token', async (request, reply) => {
+      state.counters.tokenRequests += 1;
+      const injected = await faults.apply(request, reply);
+      if (injected === 'dropped') return reply;
+      if (typeof injected === 'number')
+        return reply
+          .code(injected)
+          .send({ error: 'internal_failure', error_description: 'Injected failure' });
+      const form = (request.body ?? {}) as Record<string, string>;
+      const invalid = (description: string) =>
+        reply.code(400).send({ error: 'invalid_grant', error_description: description });
+      if (form.grant_type !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
+        return reply
+          .code(400)
+          .send({ error: 'unsupported_grant_type', error_description: 'Invalid grant_type' });
+      }
+      const parts = (form.assertion ?? '').split('.');
+      if (parts.length !== 3) return invalid('Invalid JWT: malformed assertion.');
+      const [head, body, signature] = parts as [string, string, string];
+      let header: Record<string, unknown>;
+      let claims: Record<string, unknown>;
+      try {
+        header = JSON.parse(Buffer.from(head, 'base64url').toString()) as Record<string, unknown>;
+        claims = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
+      } catch {
+        return invalid('Invalid JWT: malformed assertion.');
+      }
+      const key = state.accounts.get(String(claims.iss));
+      if (header.alg !== 'RS256' || key === undefined) return invalid('Invalid JWT Signature.');
+      if (!verify('sha256', Buffer.from(`${head}.${body}`), key, Buffer.from(signature, 'base64url'))) {
+        return invalid('Invalid JWT Signature.');
+      }
+      const nowS = Math.floor(state.now() / 1000);
+      const iat = Number(claims.iat);
+      const exp = Number(claims.exp);
+      const audience = `http://${request.headers.host ?? 'localhost'}/token`;
+      if (!(exp > nowS && exp - iat <= 3600 && iat <= nowS + 300)) {
+        return invalid(
+          'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
+        );
+      }
+      if (claims.aud !== audience) return invalid(`Invalid JWT: audience must be ${audience}.`);
+      if (
+        !(typeof claims.scope === 'string' ? claims.scope : '')
+          .split(' ')
+          .includes(SCOPE)
+      )
+        return reply.code(400).send({ error: 'invalid_scope', error_description: 'Invalid OAuth scope.' });
+      const token = `ya29.${randomBytes(24).toString('base64url')}`;
+      state.tokens.set(token, { email: String(claims.iss), expiresAt: state.now() + state.tokenTtl * 1000 });
+      return reply.send({ access_token: token, expires_in: state.tokenTtl, token_type: 'Bearer' });
+    });
+  });
+
+  app.register(
+    async (scope) => {
+      scope.addHook('onRequest', async (request, reply) => {
+        state.counters.requests += 1;
+        if (request.method === 'PUT' || request.method === 'PATCH') state.counters.listingWrites += 1;
+        const injected = await faults.apply(request, reply);
+        if (injected === 'dropped') return reply;
+        if (typeof injected === 'number') {
+          const statusText =
+            injected === 429
+              ? 'RESOURCE_EXHAUSTED'
+              : injected === 409
+                ? 'ABORTED'
+                : injected >= 500
+                  ? 'INTERNAL'
+                  : 'FAILED_PRECONDITION';
+          const reason = injected === 429 ? 'rateLimitExceeded' : 'backendError';
+          return sendFailure(
+            reply,
+            new PlayFailure(
+              injected,
+              statusText,
+              injected === 429 ? 'Quota exceeded.' : 'Injected failure.',
+              reason,
+            ),
+          );
+        }
+        const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+        const session = token === undefined ? undefined : state.tokens.get(token);
+        if (session === undefined || session.expiresAt <= state.now()) {
+          void reply.header(
+            'WWW-Authenticate',
+            'Bearer realm="https://accounts.google.com/", error="invalid_token"',
+          );
+          throw new PlayFailure(
+            401,
+            'UNAUTHENTICATED',
+            'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+            'authError',
+          );
+        }
+        (request as FastifyRequest & { account?: string }).account = session.email;
+      });
+      scope.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+        if (error instanceof PlayFailure) return sendFailure(reply, error);
+        return sendFailure(
+          reply,
+          new PlayFailure(500, 'INTERNAL', `Internal error: ${error.message}`, 'backendError'),
+        );
+      });
+      scope.setNotFoundHandler((request, reply) =>
+        sendFailure(reply, new PlayFailure(404, 'NOT_FOUND', `Not found: ${request.url}`, 'notFound')),
+      );
+
+      const base = '/applications/:packageName';
+      type Req = FastifyRequest<{
+        Params: { packageName: string; editId?: string; language?: string; action?: string };
+      }>;
+
+      const requireApp = (request: Req) => {
+        const target = state.apps.get(request.params.packageName);
+        const account = (request as Req & { account?: string }).account ?? '';
+        if (target === undefined)
+          throw new PlayFailure(
+            404,
+            'NOT_FOUND',
+            `Package not found: ${request.params.packageName}.`,
+            'notFound',
+          );
+        if (target.grants !== null && !target.grants.includes(account)) {
+          throw new PlayFailure(403, 'PERMISSION_DENIED', 'The caller does not have permission', 'forbidden');
+        }
+        return target;
+      };
+
+      /** An edit that may still be used: 404 unknown, 410 deleted/superseded, 400 expired or committed. */
+      const requireEdit = (request: Req, id: string) => {
+        const target = requireApp(request);
+        const edit = state.edits.get(id);
+        if (edit === undefined || edit.packageName !== target.packageName)
+          throw new PlayFailure(404, 'NOT_FOUND', 'This Edit does not exist.', 'notFound');
+        if (edit.status === 'deleted')
+          throw new PlayFailure(
+            410,
+            'NOT_FOUND',
+            'This Edit has been deleted.',
+            'editDeleted',
+            'androidpublisher',
+          );
+        if (edit.status === 'committed') {
+          throw new PlayFailure(
+            400,
+            'FAILED_PRECONDITION',
+            'This edit has already been successfully committed, please create a new Edit.',
+            'editAlreadyCommitted',
+            'androidpublisher',
+          );
+        }
+        if (edit.expiresAt <= state.now())
+          throw new PlayFailure(
+            400,
+            'FAILED_PRECONDITION',
+            'This edit has expired, please create a new Edit.',
+            'editExpired',
+            'androidpublisher',
+          );
+        return { app: target, edit };
+      };
+
+      const appEdit = (edit: Edit) => ({
+        id: edit.id,
+        expiryTimeSeconds: String(Math.floor(edit.expiresAt / 1000)),
+      });
+
+      const checkListing = (language: string, listing: Listing) => {
+        if (!PLAYSTORE_LOCALES.has(language))
+          throw new PlayFailure(400, 'INVALID_ARGUMENT', `Invalid language code: ${language}`, 'badRequest');
+        for (const [field, limit] of Object.entries(LIMITS)) {
+          const value = listing[field as keyof typeof LIMITS];
+          if (value !== undefined && [...value].length > limit) {
+            throw new PlayFailure(
+              403,
+              'PERMISSION_DENIED',
+              `The ${FIELD_WORDS[field as keyof typeof LIMITS]} for the app is too long for language ${language}.`,
+              'forbidden',
+            );
+          }
+        }
+      };
+
+      const checkBody = (body: unknown) => {
+        const problem = spec.check('Listing', body);
+        if (problem !== null)
+          throw new PlayFailure(
+            400,
+            'INVALID_ARGUMENT',
+            `Invalid JSON payload received. ${problem}`,
+            'badRequest',
+          );
+        return body as Listing;
+      };
+
+      scope.post(`${base}/edits`, async (request: Req, reply) => {
+        const target = requireApp(request);
+        const problem = spec.check('AppEdit', request.body ?? {});
+        if (problem !== null) throw new PlayFailure(400, 'INVALID_ARGUMENT', problem, 'badRequest');
+        const owner = (request as Req & { account?: string }).account ?? '';
+        // One active edit per user per app: a new edit invalidates this account's older ones.
+        for (const old of state.edits.values()) {
+          if (old.packageName === target.packageName && old.owner === owner && old.status === 'open')
+            old.status = 'deleted';
+        }
+        const edit: Edit = {
+          id: String(Date.now()) + randomBytes(4).toString('hex'),
+          packageName: target.packageName,
+          owner,
+          listings: new Map([...target.listings].map(([language, listing]) => [language, { ...listing }])),
+          expiresAt: state.now() + state.editTtl * 1000,
+          status: 'open',
+        };
+        state.edits.set(edit.id, edit);
+        state.counters.editsInserted += 1;
+        return respond(reply, 'AppEdit', appEdit(edit));
+      });
+
+      // edits.get, and :commit / :validate, which share the path segment "<editId>:<action>".
+      scope.get(`${base}/edits/:editId`, async (request: Req, reply) =>
+        respond(reply, 'AppEdit', appEdit(requireEdit(request, request.params.editId!).edit)),
+      );
+      scope.post(`${base}/edits/:editId`, async (request: Req, reply) => {
+        const [id = '', action] = request.params.editId!.split(':');
+        const { app: target, edit } = requireEdit(request, id);
+        if (action === 'validate') return respond(reply, 'AppEdit', appEdit(edit));
+        if (action !== 'commit')
+          throw new PlayFailure(404, 'NOT_FOUND', `Unknown action ${action}`, 'notFound');
+        const flag = (request.query as Record<string, string | undefined>).changesNotSentForReview;
+        if (target.manualReview && flag !== 'true') {
+          throw new PlayFailure(
+            400,
+            'FAILED_PRECONDITION',
+            'Changes cannot be sent for review automatically. Please set the query parameter changesNotSentForReview to true.',
+            'badRequest',
+          );
+        }
+        if (!target.manualReview && flag === 'true') {
+          throw new PlayFailure(
+            400,
+            'FAILED_PRECONDITION',
+            'Changes are sent for review automatically. The query parameter changesNotSentForReview must not be set.',
+            'badRequest',
+          );
+        }
+        target.listings = new Map(
+          [...edit.listings].map(([language, listing]) => [language, { ...listing }]),
+        );
+        edit.status = 'committed';
+        state.counters.editsCommitted += 1;
+        // The first commit invalidates every other open edit of the app.
+        for (const other of state.edits.values()) {
+          if (other.packageName === target.packageName && other.status === 'open') other.status = 'deleted';
+        }
+        return respond(reply, 'AppEdit', appEdit(edit));
+      });
+      scope.delete(`${base}/edits/:editId`, async (request: Req, reply) => {
+        const { edit } = requireEdit(request, request.params.editId!);
+        edit.status = 'deleted';
+        state.counters.editsDeleted += 1;
+        return reply.code(204).send();
+      });
+
+      scope.get(`${base}/edits/:editId/details`, async (request: Req, reply) => {
+        const { app: target } = requireEdit(request, request.params.editId!);
+        return respond(reply, 'AppDetails', { defaultLanguage: target.defaultLanguage });
+      });
+
+      scope.get(`${base}/edits/:editId/listings`, async (request: Req, reply) => {
+        const { edit } = requireEdit(request, request.params.editId!);
+        return respond(reply, 'ListingsListResponse', {
+          kind: 'androidpublisher#listingsListResponse',
+          listings: [...edit.listings.values()].sort((a, b) => (a.language < b.language ? -1 : 1)),
+        });
+      });
+
+      scope.get(`${base}/edits/:editId/listings/:language`, async (request: Req, reply) => {
+        const { edit } = requireEdit(request, request.params.editId!);
+        const listing = edit.listings.get(request.params.language!);
+        if (listing === undefined) throw new PlayFailure(404, 'NOT_FOUND', 'Listing not found.', 'notFound');
+        return respond(reply, 'Listing', listing);
+      });
+
+      // PUT creates or replaces a language's listing; PATCH merges into an existing one.
+      scope.put(`${base}/edits/:editId/listings/:language`, async (request: Req, reply) => {
+        const { edit } = requireEdit(request, request.params.editId!);
+        const language = request.params.language!;
+        const listing = { ...checkBody(request.body), language };
+        checkListing(language, listing);
+        edit.listings.set(language, listing);
+        return respond(reply, 'Listing', listing);
+      });
+      scope.patch(`${base}/edits/:editId/listings/:language`, async (request: Req, reply) => {
+        const { edit } = requireEdit(request, request.params.editId!);
+        const language = request.params.language!;
+        const current = edit.listings.get(language);
+        if (current === undefined) throw new PlayFailure(404, 'NOT_FOUND', 'Listing not found.', 'notFound');
+        const merged = { ...current, ...checkBody(request.body), language };
+        for (const key of Object.keys(merged) as (keyof Listing)[])
+          if (merged[key] === '') delete merged[key];
+        checkListing(language, merged);
+        edit.listings.set(language, merged);
+        return respond(reply, 'Listing', merged);
+      });
+      scope.delete(`${base}/edits/:editId/listings/:language`, async (request: Req, reply) => {
+        const { edit } = requireEdit(request, request.params.editId!);
+        edit.listings.delete(request.params.language!);
+        return reply.code(204).send();
+      });
+    },
+    { prefix: '/androidpublisher/v3' },
+  );
+}

@@ -1,0 +1,66 @@
+/**
+ * Both store emulators on one port (`appmeta emulate`), plus an admin API for tests and demos:
+ * seed state, inspect it, inject faults. Never used by the service itself.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  createAppStoreState,
+  registerAppStoreEmulator,
+  type AppStoreState,
+  type AscSeed,
+} from './app-store-connect.js';
+import { createFaults, type Fault, type Faults } from './faults.js';
+import { createPlayState, registerGooglePlayEmulator, type PlaySeed, type PlayState } from './google-play.js';
+
+export interface EmulatorSeed {
+  appstore?: AscSeed;
+  playstore?: PlaySeed;
+}
+
+export interface Emulators {
+  app: FastifyInstance;
+  appStore: AppStoreState;
+  play: PlayState;
+  faults: Faults;
+}
+
+export function createEmulators(seed: EmulatorSeed = {}, options: { now?: () => number } = {}): Emulators {
+  const now = options.now ?? Date.now;
+  const appStore = createAppStoreState(seed.appstore, now);
+  const play = createPlayState(seed.playstore, now);
+  const faults = createFaults();
+  const app = Fastify({ logger: false, bodyLimit: 5 * 1024 * 1024 });
+
+  registerAppStoreEmulator(app, appStore, faults);
+  registerGooglePlayEmulator(app, play, faults);
+
+  app.register(async (admin) => {
+    admin.post('/__admin/seed', async (request) => {
+      const body = (request.body ?? {}) as EmulatorSeed;
+      if (body.appstore) appStore.load(body.appstore);
+      if (body.playstore) play.load(body.playstore);
+      return { seeded: true };
+    });
+    admin.post('/__admin/reset', async () => {
+      appStore.reset();
+      play.reset();
+      faults.clear();
+      return { reset: true };
+    });
+    admin.put('/__admin/faults', async (request) => {
+      faults.set((request.body ?? []) as Fault[]);
+      return { faults: faults.list() };
+    });
+    admin.delete('/__admin/faults', async () => {
+      faults.clear();
+      return { faults: [] };
+    });
+    admin.get('/__admin/faults', async () => ({ faults: faults.list() }));
+    admin.get('/__admin/state', async () => ({
+      appstore: Object.fromEntries([...appStore.apps.keys()].map((id) => [id, appStore.snapshot(id)])),
+      playstore: Object.fromEntries([...play.apps.keys()].map((pkg) => [pkg, play.snapshot(pkg)])),
+      openEdits: play.openEdits().map((e) => ({ id: e.id, packageName: e.packageName })),
+    }));
+  });
+  return { app, appStore, play, faults };
+}

@@ -1,0 +1,100 @@
+/**
+ * Validation against the official machine-readable specs: Apple's OpenAPI document and Google's
+ * discovery document (vendored under specs/). The emulators check every request body and every
+ * response body with it, so that they cannot drift from the real APIs.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import AjvModule, { type ValidateFunction } from 'ajv';
+import formatsModule from 'ajv-formats';
+
+const Ajv = AjvModule.default;
+const addFormats = formatsModule.default;
+
+export const SPECS_DIR = path.resolve(import.meta.dirname, '../../specs');
+
+export interface SpecValidator {
+  /** Returns null when `body` is valid for the named schema, else a short description of the problems. */
+  check(schema: string, body: unknown): string | null;
+}
+
+function createValidator(document: object, id: string, refBase: string): SpecValidator {
+  const ajv = new Ajv({ strict: false, allErrors: true, logger: false, validateFormats: true });
+  addFormats(ajv);
+  ajv.addSchema({ ...document, $id: id });
+  const compiled = new Map<string, ValidateFunction>();
+  return {
+    check(schema, body) {
+      let validate = compiled.get(schema);
+      if (validate === undefined) {
+        validate = ajv.getSchema(`${id}${refBase}${schema}`);
+        if (validate === undefined) throw new Error(`no schema ${schema} in ${id}`);
+        compiled.set(schema, validate);
+      }
+      if (validate(body)) return null;
+      return (validate.errors ?? [])
+        .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`)
+        .join('; ');
+    },
+  };
+}
+
+let asc: SpecValidator | null = null;
+let play: SpecValidator | null = null;
+
+/** App Store Connect: components/schemas of the OpenAPI 3.0 document (its `nullable` is understood by Ajv). */
+export function appStoreConnectSpec(): SpecValidator {
+  asc ??= createValidator(
+    JSON.parse(fs.readFileSync(path.join(SPECS_DIR, 'app-store-connect-api.openapi.json'), 'utf8')) as object,
+    'asc',
+    '#/components/schemas/',
+  );
+  return asc;
+}
+
+// Discovery formats that are not JSON-schema formats (int64 travels as a string, etc.).
+const DISCOVERY_FORMATS = new Set([
+  'int64',
+  'uint64',
+  'int32',
+  'uint32',
+  'double',
+  'float',
+  'byte',
+  'google-datetime',
+  'google-duration',
+  'google-fieldmask',
+  'date',
+]);
+
+/** Turns a discovery-document schema into JSON Schema: `$ref: "Listing"` → `#/definitions/Listing`. */
+function fromDiscovery(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(fromDiscovery);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$ref' && typeof value === 'string') out.$ref = `#/definitions/${value}`;
+    else if (key === 'id' || key === 'description' || key === 'readOnly' || key === 'annotations') continue;
+    else if (key === 'format' && typeof value === 'string' && DISCOVERY_FORMATS.has(value)) continue;
+    else if (key === 'properties' && value !== null && typeof value === 'object') {
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([name, schema]) => [name, fromDiscovery(schema)]),
+      );
+    } else out[key] = fromDiscovery(value);
+  }
+  return out;
+}
+
+/** Google Play: the `schemas` of the discovery document, converted to JSON Schema. */
+export function googlePlaySpec(): SpecValidator {
+  if (play === null) {
+    const discovery = JSON.parse(
+      fs.readFileSync(path.join(SPECS_DIR, 'google-play-android-publisher-v3.discovery.json'), 'utf8'),
+    ) as { schemas: Record<string, unknown> };
+    const definitions = Object.fromEntries(
+      Object.entries(discovery.schemas).map(([name, schema]) => [name, fromDiscovery(schema)]),
+    );
+    play = createValidator({ definitions }, 'gp', '#/definitions/');
+  }
+  return play;
+}

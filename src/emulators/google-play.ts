@@ -206,11 +206,7 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
         );
       }
       if (claims.aud !== audience) return invalid(`Invalid JWT: audience must be ${audience}.`);
-      if (
-        !(typeof claims.scope === 'string' ? claims.scope : '')
-          .split(' ')
-          .includes(SCOPE)
-      )
+      if (!(typeof claims.scope === 'string' ? claims.scope : '').split(' ').includes(SCOPE))
         return reply.code(400).send({ error: 'invalid_scope', error_description: 'Invalid OAuth scope.' });
       const token = `ya29.${randomBytes(24).toString('base64url')}`;
       state.tokens.set(token, { email: String(claims.iss), expiresAt: state.now() + state.tokenTtl * 1000 });

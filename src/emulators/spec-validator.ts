@@ -78,7 +78,10 @@ function fromDiscovery(node: unknown): unknown {
     else if (key === 'format' && typeof value === 'string' && DISCOVERY_FORMATS.has(value)) continue;
     else if (key === 'properties' && value !== null && typeof value === 'object') {
       out.properties = Object.fromEntries(
-        Object.entries(value as Record<string, unknown>).map(([name, schema]) => [name, fromDiscovery(schema)]),
+        Object.entries(value as Record<string, unknown>).map(([name, schema]) => [
+          name,
+          fromDiscovery(schema),
+        ]),
       );
     } else out[key] = fromDiscovery(value);
   }

@@ -199,6 +199,14 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
         store: storeSelection.optional(),
         locales: z.array(locale).max(200).optional(),
         dryRun: z.boolean().optional().describe('Only report what would be pushed'),
+        prune: z
+          .boolean()
+          .optional()
+          .describe('Also delete from the store the locales deleted in appmeta (default false)'),
+        changesNotSentForReview: z
+          .boolean()
+          .optional()
+          .describe('Google Play: do not send the changes for review'),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },

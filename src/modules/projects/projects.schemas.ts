@@ -132,6 +132,14 @@ export const PushBody = Type.Object(
         description: 'Answer what the push would change (per store, locale, field) without writing',
       }),
     ),
+    prune: Type.Optional(
+      Type.Boolean({
+        description: 'Also delete from the store the locales deleted here (default false: additive)',
+      }),
+    ),
+    changesNotSentForReview: Type.Optional(
+      Type.Boolean({ description: 'Google Play: commit the edit with changesNotSentForReview=true' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -301,14 +301,12 @@ describe('store behaviour the connectors must handle', () => {
       shortDescription: 'Unsere Vorhersagen',
     });
     // Someone edits the store directly (Play Console).
-    emu.play.apps
-      .get(PACKAGE)!
-      .listings.set('de-DE', {
-        language: 'de-DE',
-        title: 'Wetter Pro',
-        shortDescription: 'Console-Text',
-        fullDescription: 'Stündlich.',
-      });
+    emu.play.apps.get(PACKAGE)!.listings.set('de-DE', {
+      language: 'de-DE',
+      title: 'Wetter Pro',
+      shortDescription: 'Console-Text',
+      fullDescription: 'Stündlich.',
+    });
     const res = await admin.api.post(`/api/v1/projects/${project}/sync`, { store: 'playstore' });
     expect(res.body.data.conflicts).toEqual([
       {
@@ -344,14 +342,12 @@ describe('store behaviour the connectors must handle', () => {
     const pushed = await admin.api.post(`/api/v1/projects/${project}/push`, { store: 'playstore' });
     expect(pushed.body.data.playStore).toEqual({ pushed: true, locales: 1 });
     expect(emu.play.snapshot(PACKAGE)['de-DE']!.shortDescription).toBe('Unsere Vorhersagen');
-    emu.play.apps
-      .get(PACKAGE)!
-      .listings.set('de-DE', {
-        language: 'de-DE',
-        title: 'Wetter Pro',
-        shortDescription: 'Vorhersagen',
-        fullDescription: 'Stündlich.',
-      });
+    emu.play.apps.get(PACKAGE)!.listings.set('de-DE', {
+      language: 'de-DE',
+      title: 'Wetter Pro',
+      shortDescription: 'Vorhersagen',
+      fullDescription: 'Stündlich.',
+    });
   });
 
   it('mints a new Google token when the store refuses the cached one', async () => {

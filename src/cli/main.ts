@@ -13,6 +13,9 @@ import { operatorContext, type RequestContext } from '../modules/access/context.
 import { findProjectAnywhere } from '../modules/projects/projects.repository.js';
 import { createServices, type Services } from '../services.js';
 import { resolveKeyRing } from '../shared/key-ring.js';
+import { rotateCredentials } from '../modules/credentials/credentials.service.js';
+import { demoSetup, DEMO_APP_ID, DEMO_PACKAGE } from '../emulators/demo.js';
+import { createEmulators, type EmulatorSeed } from '../emulators/server.js';
 import { createLogger } from '../logger.js';
 import { issueKeyByOperator } from '../modules/api-keys/api-keys.service.js';
 import { createOrganizationsService } from '../modules/organizations/organizations.service.js';
@@ -122,6 +125,71 @@ export function buildCli(): Command {
       emit(output(), { apiKey: issued.apiKey, key: issued.key }, [
         `Key ${issued.key.id} for member ${issued.key.memberId}`,
         `API key (shown once): ${issued.apiKey}`,
+      ]);
+    });
+
+  program
+    .command('emulate')
+    .description('run the App Store Connect and Google Play emulators on one port (tests, demos)')
+    .option('--port <port>', 'listen port', '4010')
+    .option('--host <host>', 'listen address', '127.0.0.1')
+    .option(
+      '--seed <file>',
+      'JSON seed ({appstore, playstore}); default: a demo app and fresh demo credentials',
+    )
+    .option('--credentials-dir <dir>', 'where the demo credentials are written', './data/emulator')
+    .action(async (options: { port: string; host: string; seed?: string; credentialsDir: string }) => {
+      const base = `http://${options.host === '0.0.0.0' ? 'localhost' : options.host}:${options.port}`;
+      let seed: EmulatorSeed;
+      const lines: string[] = [];
+      let files: Record<string, string> = {};
+      if (options.seed !== undefined) {
+        seed = JSON.parse(await fs.readFile(options.seed, 'utf8')) as EmulatorSeed;
+      } else {
+        const demo = demoSetup(`${base}/token`);
+        seed = demo.seed;
+        await fs.mkdir(options.credentialsDir, { recursive: true, mode: 0o700 });
+        files = {
+          appstore: path.join(options.credentialsDir, 'appstore-credentials.json'),
+          playstore: path.join(options.credentialsDir, 'playstore-credentials.json'),
+        };
+        await fs.writeFile(files.appstore!, JSON.stringify(demo.appstoreCredentials, null, 2), {
+          mode: 0o600,
+        });
+        await fs.writeFile(files.playstore!, JSON.stringify(demo.playstoreCredentials, null, 2), {
+          mode: 0o600,
+        });
+        lines.push(
+          `Demo apps: App Store ${DEMO_APP_ID}, Google Play ${DEMO_PACKAGE}`,
+          `Demo credentials: ${files.appstore}, ${files.playstore}`,
+        );
+      }
+      const emulators = createEmulators(seed);
+      const url = await emulators.app.listen({ port: Number(options.port), host: options.host });
+      emit(output(), { url, credentials: files }, [
+        `Store emulators listening on ${url}`,
+        ...lines,
+        `Point appmeta at them: APPSTORE_API_URL=${base} PLAY_API_URL=${base} GOOGLE_TOKEN_URL=${base}/token`,
+      ]);
+      const stop = () => void emulators.app.close().then(() => process.exit(0));
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    });
+
+  program
+    .command('secrets')
+    .description('encryption keys of stored store credentials')
+    .command('rotate')
+    .description(
+      're-encrypt stored credentials under APPMETA_SECRET_KEY (old keys in APPMETA_SECRET_KEY_PREVIOUS)',
+    )
+    .action(async () => {
+      const config = loadConfig();
+      const result = await withDatabase(config, (db) =>
+        rotateCredentials(db.kysely, resolveKeyRing(config, createLogger(config)), systemClock),
+      );
+      emit(output(), result, [
+        `Re-encrypted ${result.rotated} of ${result.total} stored credentials under the current key.`,
       ]);
     });
 

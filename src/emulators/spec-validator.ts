@@ -18,7 +18,23 @@ export interface SpecValidator {
   check(schema: string, body: unknown): string | null;
 }
 
+/**
+ * Drops `format` keywords whose value is not a string (Apple's document has `"format": null` on
+ * AppEvent.deepLink), which JSON Schema does not allow; everything else is kept as published.
+ */
+function dropInvalidFormats(node: unknown, inProperties = false): void {
+  if (Array.isArray(node)) {
+    for (const item of node) dropInvalidFormats(item);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const record = node as Record<string, unknown>;
+  if (!inProperties && 'format' in record && typeof record.format !== 'string') delete record.format;
+  for (const [key, value] of Object.entries(record)) dropInvalidFormats(value, key === 'properties');
+}
+
 function createValidator(document: object, id: string, refBase: string): SpecValidator {
+  dropInvalidFormats(document);
   const ajv = new Ajv({ strict: false, allErrors: true, logger: false, validateFormats: true });
   addFormats(ajv);
   ajv.addSchema({ ...document, $id: id });

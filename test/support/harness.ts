@@ -72,7 +72,12 @@ export interface Harness {
 export const TEST_SECRET_KEY = randomBytes(32).toString('base64');
 
 export async function startHarness(
-  options: { clock?: Clock; env?: Record<string, string>; database?: TestDatabase } = {},
+  options: {
+    clock?: Clock;
+    env?: Record<string, string>;
+    database?: TestDatabase;
+    logger?: pino.Logger;
+  } = {},
 ): Promise<Harness> {
   const database = options.database ?? (await createTestDatabase());
   const config = loadConfig({
@@ -84,7 +89,7 @@ export async function startHarness(
   });
   const db = createDb(config.database);
   await migrateToLatest(db);
-  const logger = pino({ level: 'silent' });
+  const logger = options.logger ?? pino({ level: 'silent' });
   // Each harness counts in its own Redis namespace, so parallel files and runs never share budgets.
   const rateLimiter = createRateLimiter({
     redisUrl: testRedisUrl(),

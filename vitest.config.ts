@@ -26,8 +26,12 @@ export default defineConfig(async () => {
   const projects: TestProjectInlineConfiguration[] = [
     {
       extends: true,
-      // *.redis.test.ts need Redis as the shared rate-limit store: PostgreSQL + Redis run only.
-      test: { name: 'sqlite', env: { APPMETA_TEST_DB: 'sqlite' }, exclude: ['test/**/*.redis.test.ts'] },
+      // *.redis.test.ts and *.postgres.test.ts need a shared server (Redis, PostgreSQL): that run only.
+      test: {
+        name: 'sqlite',
+        env: { APPMETA_TEST_DB: 'sqlite' },
+        exclude: ['test/**/*.redis.test.ts', 'test/**/*.postgres.test.ts'],
+      },
     },
   ];
   if (pg && redis) {

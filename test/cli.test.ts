@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './support/cli.js';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { BIN, runCli } from './support/cli.js';
+import { appStoreCredentials } from './support/store-keys.js';
 import { createTestDatabase, type TestDatabase } from './support/databases.js';
 import { startHarness, TEST_SECRET_KEY, type Harness } from './support/harness.js';
 
@@ -155,6 +158,68 @@ describe('appmeta CLI', () => {
     const invalid = await runCli(['listings', 'import', '--project', project, '--dir', source], env);
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain('fastlane/metadata/en-US/subtitle.txt must be at most 30 characters');
+  });
+
+  it('secrets rotate re-encrypts stored credentials under a new key', async () => {
+    const org = await h.given.organization();
+    const apple = appStoreCredentials();
+    await org.admin.api.request('PUT', '/api/v1/organization/credentials/appstore', {
+      issuerId: apple.issuerId,
+      keyId: apple.keyId,
+      privateKey: apple.privateKey,
+    });
+    const newKey = randomBytes(32).toString('base64');
+    const withoutOld = await runCli(['secrets', 'rotate', '--json'], { ...env, APPMETA_SECRET_KEY: newKey });
+    expect(withoutOld.code).toBe(1);
+    expect(JSON.parse(withoutOld.stdout).error.message).toContain('APPMETA_SECRET_KEY_PREVIOUS');
+    const rotated = await runCli(['secrets', 'rotate', '--json'], {
+      ...env,
+      APPMETA_SECRET_KEY: newKey,
+      APPMETA_SECRET_KEY_PREVIOUS: TEST_SECRET_KEY,
+    });
+    expect(rotated.code).toBe(0);
+    expect(JSON.parse(rotated.stdout).rotated).toBeGreaterThanOrEqual(1);
+    // The old key alone no longer opens them; the new one does.
+    const verifyOld = await org.admin.api.post('/api/v1/organization/credentials/appstore/verify');
+    expect(verifyOld.body.error.message).toContain('cannot be decrypted');
+    const rotatedHarness = await startHarness({ database, env: { APPMETA_SECRET_KEY: newKey } });
+    try {
+      const listed = await rotatedHarness.client(org.admin.apiKey).get('/api/v1/organization/credentials');
+      expect(listed.body.data.credentials[0]).toMatchObject({ configured: true, keyId: apple.keyId });
+      const verify = await rotatedHarness
+        .client(org.admin.apiKey)
+        .post('/api/v1/organization/credentials/appstore/verify');
+      expect(verify.status).toBe(200); // decrypted; the store itself is not reachable here
+    } finally {
+      await rotatedHarness.close();
+    }
+  });
+
+  it('emulate serves both store emulators and writes demo credentials', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'emulate-'));
+    const child = spawn(BIN, ['emulate', '--port', '0', '--credentials-dir', dir, '--json'], {
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    try {
+      const out = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          if (text.includes('\n')) resolve(text);
+        });
+        child.on('exit', (code) => reject(new Error(`emulate exited ${code}`)));
+      });
+      const { url, credentials } = JSON.parse(out);
+      expect(JSON.parse(fs.readFileSync(credentials.appstore, 'utf8'))).toMatchObject({
+        keyId: 'DEMOKEY123',
+      });
+      expect((fs.statSync(credentials.playstore).mode & 0o777).toString(8)).toBe('600');
+      const res = await fetch(`${url}/v1/apps`);
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as any).errors[0].code).toBe('NOT_AUTHORIZED');
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 
   it('stops on bad configuration with one line naming the variable (exit 2)', async () => {

@@ -415,3 +415,25 @@ describe('the emulators check requests against the official specs', () => {
     ).toBe(401);
   });
 });
+
+describe('one operation at a time per project', () => {
+  it('never interleaves concurrent syncs and pushes of one project, and records each', async () => {
+    const project = await newProject();
+    await admin.api.post(`/api/v1/projects/${project}/sync`, { store: 'playstore' });
+    await admin.api.patch(`/api/v1/projects/${project}/listings/playstore/en-US`, {
+      fullDescription: 'Concurrent.',
+    });
+    emu.faults.set([{ route: '* /androidpublisher/*', latencyMs: 60 }]);
+    const runs = await Promise.all([
+      admin.api.post(`/api/v1/projects/${project}/sync`, { store: 'playstore' }),
+      admin.api.post(`/api/v1/projects/${project}/push`, { store: 'playstore' }),
+      admin.api.post(`/api/v1/projects/${project}/sync`, { store: 'playstore' }),
+    ]);
+    expect(runs.map((r) => r.status)).toEqual([200, 200, 200]);
+    const { operations } = (await admin.api.get(`/api/v1/projects/${project}/operations`)).body.data;
+    expect(operations).toHaveLength(4);
+    expect(operations.every((o: any) => o.status === 'succeeded')).toBe(true);
+    const spans = operations.map((o: any) => [o.startedAt, o.finishedAt]).sort();
+    for (let i = 1; i < spans.length; i++) expect(spans[i][0] >= spans[i - 1][1]).toBe(true);
+  });
+});

@@ -7,14 +7,14 @@ import type { RetryPolicy } from './http.js';
 /** Makes the connector for a store secret, aimed at the configured store endpoints. */
 export function createConnectorFactory(
   config: Pick<Config, 'appstoreApiUrl' | 'playApiUrl' | 'googleTokenUrl'>,
-  policy?: RetryPolicy,
+  options: { policy?: RetryPolicy; concurrency?: number } = {},
 ): ConnectorFactory {
   return (secret) =>
     secret.store === 'appstore'
-      ? createAppStoreConnector(secret, { baseUrl: config.appstoreApiUrl, ...(policy && { policy }) })
+      ? createAppStoreConnector(secret, { baseUrl: config.appstoreApiUrl, ...options })
       : createGooglePlayConnector(secret, {
           baseUrl: config.playApiUrl,
           tokenUrl: config.googleTokenUrl,
-          ...(policy && { policy }),
+          ...options,
         });
 }

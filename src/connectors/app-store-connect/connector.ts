@@ -32,13 +32,16 @@ import {
 
 /** Apple refuses tokens that live longer than 20 minutes; ours live 15 and are renewed 1 minute early. */
 const TOKEN_LIFETIME_S = 15 * 60;
-const CONCURRENCY_PER_KEY = 4;
+/** Calls in flight per API key: fast pushes while far below Apple's hourly budget (stores.md §5). */
+const CONCURRENCY_PER_KEY = 8;
 const PAGE_LIMIT = 200;
 
 export interface AppStoreConnectorOptions {
   baseUrl: string;
   policy?: RetryPolicy;
   now?: () => number;
+  /** Calls in flight per API key (default 8); 1 makes the connector work one call at a time. */
+  concurrency?: number;
 }
 
 interface Container {
@@ -52,7 +55,8 @@ export function createAppStoreConnector(
 ): StoreConnector {
   const policy = options.policy ?? DEFAULT_POLICY;
   const now = options.now ?? Date.now;
-  const limit = accountLimiter(`appstore:${secret.issuerId}:${secret.keyId}`, CONCURRENCY_PER_KEY);
+  const concurrency = options.concurrency ?? CONCURRENCY_PER_KEY;
+  const limit = accountLimiter(`appstore:${secret.issuerId}:${secret.keyId}:${concurrency}`, concurrency);
   const tokens = tokenCache(
     async () => {
       const iat = Math.floor(now() / 1000);
@@ -250,20 +254,25 @@ export function createAppStoreConnector(
         changes.map(async (change) => {
           const { info: infoAttrs, version: versionAttrs } = splitFields(change.fields);
           try {
-            await writeResource(
-              'appInfoLocalizations',
-              info,
-              infoLocs.get(change.locale),
-              change.locale,
-              infoAttrs,
-            );
-            await writeResource(
-              'appStoreVersionLocalizations',
-              ver,
-              verLocs.get(change.locale),
-              change.locale,
-              versionAttrs,
-            );
+            // The two resources of a locale are independent: written side by side.
+            const results = await Promise.allSettled([
+              writeResource(
+                'appInfoLocalizations',
+                info,
+                infoLocs.get(change.locale),
+                change.locale,
+                infoAttrs,
+              ),
+              writeResource(
+                'appStoreVersionLocalizations',
+                ver,
+                verLocs.get(change.locale),
+                change.locale,
+                versionAttrs,
+              ),
+            ]);
+            const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+            if (rejected) throw rejected.reason;
             written.push(change.locale);
           } catch (error) {
             fail(change.locale, error);

@@ -21,13 +21,15 @@ import { playError } from './errors.js';
 export const ANDROIDPUBLISHER_SCOPE = 'https://www.googleapis.com/auth/androidpublisher';
 const LISTING_FIELDS = ['title', 'shortDescription', 'fullDescription', 'video'] as const;
 const ASSERTION_LIFETIME_S = 3600;
-const CONCURRENCY_PER_ACCOUNT = 4;
+const CONCURRENCY_PER_ACCOUNT = 8;
 
 export interface GooglePlayConnectorOptions {
   baseUrl: string;
   tokenUrl: string;
   policy?: RetryPolicy;
   now?: () => number;
+  /** Calls in flight per service account (default 8). */
+  concurrency?: number;
 }
 
 interface Listing {
@@ -45,7 +47,8 @@ export function createGooglePlayConnector(
   const policy = options.policy ?? DEFAULT_POLICY;
   const now = options.now ?? Date.now;
   const account = secret.serviceAccount;
-  const limit = accountLimiter(`playstore:${account.client_email}`, CONCURRENCY_PER_ACCOUNT);
+  const concurrency = options.concurrency ?? CONCURRENCY_PER_ACCOUNT;
+  const limit = accountLimiter(`playstore:${account.client_email}:${concurrency}`, concurrency);
 
   const tokens = tokenCache(
     async () => {

@@ -29,7 +29,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['*.js', '*.config.ts'],
+    files: ['*.js', '*.config.ts', 'bench/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
 );

@@ -55,6 +55,17 @@ describe('PATCH /api/v1/projects/:projectId/listings/:store/:locale', () => {
     expect(project.body.data.project.metadata.locales).toContain('en-US');
   });
 
+  it('creates a locale once when its first edits arrive at the same time', async () => {
+    const project = await newProject();
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        admin.api.patch(listingUrl(project, 'appstore', 'it'), { promotionalText: `Edit ${i}` }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect((await admin.api.get(`/api/v1/projects/${project}/listings`)).body.data.listings).toHaveLength(1);
+  });
+
   it('clears a field with null or ""', async () => {
     const project = await newProject();
     await admin.api.patch(listingUrl(project, 'playstore', 'de-DE'), {

@@ -52,8 +52,17 @@ export async function listFields(db: Executor, listingId: string): Promise<Field
   return db.selectFrom('listing_fields').selectAll().where('listing_id', '=', listingId).execute();
 }
 
-export async function insertListing(db: Executor, row: ListingRow): Promise<void> {
-  await db.insertInto('listings').values(row).execute();
+/**
+ * Inserts a listing unless one exists for its project, store and locale — two first edits of a
+ * locale can arrive at once — and answers the row that is there now.
+ */
+export async function insertListing(db: Executor, row: ListingRow): Promise<ListingRow> {
+  await db
+    .insertInto('listings')
+    .values(row)
+    .onConflict((oc) => oc.columns(['project_id', 'store', 'locale']).doNothing())
+    .execute();
+  return (await findListing(db, row.project_id, row.store, row.locale)) ?? row;
 }
 
 export async function setListingStatus(db: Executor, id: string, status: 'active' | 'removed', at: string) {

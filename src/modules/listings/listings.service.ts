@@ -166,7 +166,7 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
     const at = clock.now().toISOString();
     let row = await repo.findListing(trx, projectId, entry.store, entry.locale);
     if (row === undefined) {
-      row = {
+      row = await repo.insertListing(trx, {
         id: newId('lst'),
         organization_id: ctx.organizationId,
         project_id: projectId,
@@ -175,8 +175,7 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
         status: 'active',
         created_at: at,
         updated_at: at,
-      };
-      await repo.insertListing(trx, row);
+      });
     } else if (row.status !== 'active') {
       await repo.setListingStatus(trx, row.id, 'active', at);
     }

@@ -58,8 +58,7 @@ export async function mergeSnapshot(
         created_at: at,
         updated_at: at,
       };
-      await repo.insertListing(db, row);
-      listing = { ...row, fields: [] };
+      listing = { ...(await repo.insertListing(db, row)), fields: [] };
     }
     const fields = new Map(listing.fields.map((f) => [f.field, f]));
     for (const field of fieldNames(store)) {

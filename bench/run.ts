@@ -1,0 +1,474 @@
+/**
+ * `npm run bench`: measures the service in production mode against a bare node:http server that
+ * answers the same bytes, on SQLite and (when reachable) PostgreSQL + Redis. Prints a Markdown
+ * table and writes bench/results/latest.json. See BENCHMARKS.md for a recorded run.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import pg from 'pg';
+import pino from 'pino';
+import { buildApp } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { createConnectorFactory } from '../src/connectors/index.js';
+import { createDb, type Db } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { createEmulators } from '../src/emulators/server.js';
+import { createRateLimiter } from '../src/modules/rate-limits/rate-limiter.js';
+import { createOrganizationsService } from '../src/modules/organizations/organizations.service.js';
+import { APPSTORE_LOCALES, mapLocale } from '../src/modules/stores/locales.js';
+import { systemClock } from '../src/shared/clock.js';
+import { createKeyRing } from '../src/shared/key-ring.js';
+import { appStoreCredentials, serviceAccount } from '../test/support/store-keys.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const BIN = path.join(ROOT, 'bin/appmeta');
+const SECRET = randomBytes(32).toString('base64');
+const PG_ADMIN = process.env.APPMETA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS = process.env.APPMETA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+
+interface Row {
+  database: string;
+  scenario: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  rssMb?: number;
+  bareRps?: number;
+  ratio?: number;
+}
+const rows: Row[] = [];
+const notes: string[] = [];
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+const reachable = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const { hostname, port } = new URL(url);
+    const socket = net.connect(Number(port), hostname, () => (socket.destroy(), resolve(true)));
+    socket.on('error', () => resolve(false));
+  });
+
+async function waitHealthy(url: string) {
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not become healthy`);
+}
+
+const peakRssMb = (pid: number) => {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+};
+
+async function cannon(options: autocannon.Options) {
+  const result = await autocannon({ duration: DURATION, connections: 50, ...options });
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+  };
+}
+
+/** Inserts `count` projects into an organization with one statement, and sets its counter. */
+async function seedProjects(db: Db, organizationId: string, count: number) {
+  const tag = organizationId.slice(-6);
+  if (db.dialect === 'postgres') {
+    // A million rows take longer than the service's statement timeout; seeding is not a request.
+    await db.kysely.transaction().execute(async (trx) => {
+      await sql`SET LOCAL statement_timeout = 0`.execute(trx);
+      await sql`INSERT INTO projects (id, organization_id, name, created_at, updated_at)
+      SELECT 'proj_' || ${tag} || lpad(g::text, 20, '0'), ${organizationId}, 'Bench ' || g,
+        to_char(timestamp '2026-01-01' + g * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        to_char(timestamp '2026-01-01' + g * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+      FROM generate_series(1, ${count}::int) g`.execute(trx);
+      await sql`ANALYZE projects`.execute(trx);
+    });
+  } else {
+    await sql`WITH RECURSIVE seq(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM seq WHERE g < ${count})
+      INSERT INTO projects (id, organization_id, name, created_at, updated_at)
+      SELECT 'proj_' || ${tag} || printf('%020d', g), ${organizationId}, 'Bench ' || g,
+        strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || g || ' seconds'),
+        strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || g || ' seconds')
+      FROM seq`.execute(db.kysely);
+  }
+  await db.kysely
+    .updateTable('organizations')
+    .set({ project_count: count })
+    .where('id', '=', organizationId)
+    .execute();
+}
+
+async function createDatabase(kind: 'sqlite' | 'postgres') {
+  if (kind === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-bench-'));
+    return {
+      url: `file:${path.join(dir, 'bench.db')}`,
+      drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const name = `appmeta_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: PG_ADMIN });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+function startProcess(command: string, args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+async function bare(body: string, contentType: string, scenario: Omit<autocannon.Options, 'url'>) {
+  const port = await freePort();
+  const file = path.join(os.tmpdir(), `bare-${port}.json`);
+  fs.writeFileSync(file, JSON.stringify({ contentType, body }));
+  const child = startProcess(
+    process.execPath,
+    [path.join(ROOT, 'bench/bare-server.mjs'), String(port), file],
+    {},
+  );
+  await new Promise((resolve) => child.stdout!.once('data', resolve));
+  try {
+    return await cannon({ ...scenario, url: `http://127.0.0.1:${port}` });
+  } finally {
+    child.kill();
+  }
+}
+
+async function runDatabase(kind: 'sqlite' | 'postgres') {
+  const database = await createDatabase(kind);
+  const env = {
+    DATABASE_URL: database.url,
+    APPMETA_SECRET_KEY: SECRET,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    ...(kind === 'postgres' && { REDIS_URL: REDIS }),
+  };
+  const config = loadConfig(env);
+  const db = createDb(config.database);
+  await migrateToLatest(db);
+  const orgs = createOrganizationsService({ db: db.kysely, clock: systemClock });
+  // Ten enterprise organizations of 1,000 projects: scenario 1 spreads its load over their budgets
+  // (10,000 requests per minute each), so rate limiting stays on without refusing the benchmark.
+  const keys: string[] = [];
+  for (let i = 0; i < 10; i++) {
+    const created = await orgs.create({
+      name: `Bench ${i}`,
+      adminEmail: `bench${i}@example.com`,
+      plan: 'enterprise',
+    });
+    await seedProjects(db, created.organization.id, 1000);
+    keys.push(created.apiKey);
+  }
+  const scaling: Record<number, string> = {};
+  for (const size of [100, 10_000, 1_000_000]) {
+    const created = await orgs.create({
+      name: `Scale ${size}`,
+      adminEmail: `scale${size}@example.com`,
+      plan: 'enterprise',
+    });
+    const started = Date.now();
+    await seedProjects(db, created.organization.id, size);
+    notes.push(
+      `${kind}: seeded ${size.toLocaleString('en')} projects in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
+    scaling[size] = created.apiKey;
+  }
+  await db.destroy();
+
+  const port = await freePort();
+  const service = startProcess(BIN, ['serve'], { ...env, PORT: String(port) });
+  const url = `http://127.0.0.1:${port}`;
+  await waitHealthy(url);
+  try {
+    // Scenario 1: the project list of a 1,000-project organization, 50 connections.
+    const list = '/api/v1/projects?limit=20';
+    const requests1 = keys.map((key) => ({
+      method: 'GET' as const,
+      path: list,
+      headers: { authorization: `Bearer ${key}` },
+    }));
+    const sample = await fetch(`${url}${list}`, { headers: { authorization: `Bearer ${keys[0]}` } });
+    const sampleBody = await sample.text();
+    const s1 = await cannon({ url, requests: requests1 });
+    const b1 = await bare(sampleBody, sample.headers.get('content-type') ?? 'application/json', {});
+    rows.push({
+      database: kind,
+      scenario: '1 list projects (limit 20, 1,000 projects)',
+      ...s1,
+      rssMb: peakRssMb(service.pid!),
+      bareRps: b1.rps,
+      ratio: s1.rps / b1.rps,
+    });
+
+    // Scenario 2: read a project and edit a listing, 9:1.
+    const projectId = (JSON.parse(sampleBody) as { data: { projects: { id: string }[] } }).data.projects[0]!
+      .id;
+    await fetch(`${url}/api/v1/projects/${projectId}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ appStoreAppId: '1234567890' }),
+    });
+    const auth = { authorization: `Bearer ${keys[0]}` };
+    const get = { method: 'GET' as const, path: `/api/v1/projects/${projectId}`, headers: auth };
+    let edit = 0;
+    const patch = {
+      method: 'PATCH' as const,
+      path: `/api/v1/projects/${projectId}/listings/appstore/en-US`,
+      headers: { ...auth, 'content-type': 'application/json' },
+      setupRequest: (request: autocannon.Request) => ({
+        ...request,
+        body: JSON.stringify({ promotionalText: `Edit ${edit++}` }),
+      }),
+    };
+    const s2 = await cannon({ url, requests: [get, get, get, get, get, get, get, get, get, patch] });
+    const getSample = await fetch(`${url}/api/v1/projects/${projectId}`, { headers: auth });
+    const b2 = await bare(await getSample.text(), 'application/json; charset=utf-8', {});
+    rows.push({
+      database: kind,
+      scenario: '2 read project / edit listing 9:1',
+      ...s2,
+      rssMb: peakRssMb(service.pid!),
+      bareRps: b2.rps,
+      ratio: s2.rps / b2.rps,
+    });
+
+    // Scenario 3: does a list page cost more in a bigger organization, or deeper in it?
+    for (const size of [100, 10_000, 1_000_000]) {
+      for (const offset of [0, 9000]) {
+        const s3 = await cannon({
+          url: `${url}/api/v1/projects?limit=20&offset=${offset}`,
+          headers: { authorization: `Bearer ${scaling[size]}` },
+          connections: 10,
+          duration: Math.max(3, Math.round(DURATION / 2)),
+        });
+        rows.push({
+          database: kind,
+          scenario: `3 list, ${size.toLocaleString('en')} projects, offset ${offset}`,
+          ...s3,
+        });
+      }
+    }
+  } finally {
+    service.kill('SIGTERM');
+    await new Promise((resolve) => service.once('exit', resolve));
+    await database.drop();
+  }
+}
+
+/** Scenario 4: push of 40 locales × 2 stores with 100 ms per store call, concurrent vs one call at a time. */
+async function runPush() {
+  const apple = appStoreCredentials();
+  const google = serviceAccount();
+  const locales = [...APPSTORE_LOCALES]
+    .filter((l) => mapLocale('appstore', 'playstore', l) !== null)
+    .slice(0, 40);
+  const seedLocales = (fields: (locale: string) => Record<string, string>) =>
+    Object.fromEntries(locales.map((l) => [l, fields(l)]));
+  const emulators = createEmulators({
+    appstore: {
+      keys: [{ issuerId: apple.issuerId, keyId: apple.keyId, publicKey: apple.publicKey }],
+      apps: [
+        {
+          id: '1',
+          bundleId: 'com.bench.app',
+          name: 'Bench',
+          appInfos: [
+            {
+              id: 'info',
+              state: 'PREPARE_FOR_SUBMISSION',
+              localizations: seedLocales(() => ({ name: 'Bench' })),
+            },
+          ],
+          versions: [
+            { id: 'v1', versionString: '1.0', appVersionState: 'READY_FOR_DISTRIBUTION' },
+            {
+              id: 'v2',
+              versionString: '1.1',
+              appVersionState: 'PREPARE_FOR_SUBMISSION',
+              localizations: seedLocales(() => ({ description: 'Bench' })),
+            },
+          ],
+        },
+      ],
+    },
+    playstore: {
+      serviceAccounts: [{ clientEmail: google.account.client_email, publicKey: google.publicKey }],
+      apps: [
+        {
+          packageName: 'com.bench.app',
+          listings: Object.fromEntries(
+            locales.map((l) => [
+              mapLocale('appstore', 'playstore', l)!,
+              { title: 'Bench', shortDescription: 'Bench', fullDescription: 'Bench' },
+            ]),
+          ),
+        },
+      ],
+    },
+  });
+  const emulatorUrl = await emulators.app.listen({ port: 0, host: '127.0.0.1' });
+  const logger = pino({ level: 'silent' });
+  const results: Record<string, { wallMs: number; calls: number }> = {};
+  for (const [label, concurrency] of [
+    ['concurrent (8 per account)', 8],
+    ['one call at a time', 1],
+  ] as const) {
+    const database = await createDatabase('sqlite');
+    const config: Config = loadConfig({
+      DATABASE_URL: database.url,
+      APPMETA_SECRET_KEY: SECRET,
+      APPSTORE_API_URL: emulatorUrl,
+      PLAY_API_URL: emulatorUrl,
+      GOOGLE_TOKEN_URL: `${emulatorUrl}/token`,
+      LOG_LEVEL: 'silent',
+    });
+    const db = createDb(config.database);
+    await migrateToLatest(db);
+    const { app, services } = await buildApp({
+      config,
+      db,
+      logger,
+      rateLimiter: createRateLimiter({ redisUrl: null, log: logger }),
+      keyRing: createKeyRing(Buffer.from(SECRET, 'base64')),
+      connectors: createConnectorFactory(config, { concurrency }),
+    });
+    const created = await services.organizations.create({
+      name: 'Push bench',
+      adminEmail: 'push@example.com',
+      plan: 'enterprise',
+    });
+    const call = (method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, body?: unknown) =>
+      app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${created.apiKey}`, 'content-type': 'application/json' },
+        payload: JSON.stringify(body ?? {}),
+      });
+    await call('PUT', '/api/v1/organization/credentials/appstore', {
+      issuerId: apple.issuerId,
+      keyId: apple.keyId,
+      privateKey: apple.privateKey,
+    });
+    await call('PUT', '/api/v1/organization/credentials/playstore', { serviceAccount: google.account });
+    const project = JSON.parse(
+      (
+        await call('POST', '/api/v1/projects', {
+          name: 'Push',
+          appStoreAppId: '1',
+          playStorePackageName: 'com.bench.app',
+        })
+      ).body,
+    ).data.projectId;
+    await call('POST', `/api/v1/projects/${project}/sync`, {});
+    const stamp = randomBytes(3).toString('hex');
+    for (const locale of locales) {
+      await call('PATCH', `/api/v1/projects/${project}/listings/appstore/${locale}`, {
+        description: `Pushed ${stamp}`,
+      });
+      await call(
+        'PATCH',
+        `/api/v1/projects/${project}/listings/playstore/${mapLocale('appstore', 'playstore', locale)}`,
+        { fullDescription: `Pushed ${stamp}` },
+      );
+    }
+    emulators.faults.set([
+      { route: '* /v1/*', latencyMs: 100 },
+      { route: '* /androidpublisher/*', latencyMs: 100 },
+      { route: 'POST /token', latencyMs: 100 },
+    ]);
+    const before =
+      emulators.appStore.counters.requests +
+      emulators.play.counters.requests +
+      emulators.play.counters.tokenRequests;
+    const started = performance.now();
+    const response = JSON.parse((await call('POST', `/api/v1/projects/${project}/push`, {})).body);
+    const wallMs = Math.round(performance.now() - started);
+    const calls =
+      emulators.appStore.counters.requests +
+      emulators.play.counters.requests +
+      emulators.play.counters.tokenRequests -
+      before;
+    emulators.faults.clear();
+    if (
+      response.data?.appStore?.locales !== 40 ||
+      response.data.playStore.locales !== 40 ||
+      response.data.failures.length > 0
+    ) {
+      throw new Error(`push did not complete: ${JSON.stringify(response).slice(0, 500)}`);
+    }
+    results[label] = { wallMs, calls };
+    await app.close();
+    await db.destroy();
+    await database.drop();
+  }
+  await emulators.app.close();
+  return results;
+}
+
+async function main() {
+  const kinds: ('sqlite' | 'postgres')[] = ['sqlite'];
+  if ((await reachable(PG_ADMIN)) && (await reachable(REDIS))) kinds.push('postgres');
+  else notes.push('PostgreSQL or Redis not reachable: PostgreSQL scenarios skipped');
+  for (const kind of kinds) await runDatabase(kind);
+  const push = await runPush();
+
+  const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '' : n.toFixed(digits));
+  const lines = [
+    `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; Node ${process.version}; ${DURATION} s per load run`,
+    '',
+    '| database | scenario | req/s | p50 ms | p99 ms | non-2xx | peak RSS MB | bare req/s | service ÷ bare |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map(
+      (r) =>
+        `| ${r.database} | ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${fmt(r.rssMb)} | ${fmt(r.bareRps)} | ${fmt(r.ratio, 2)} |`,
+    ),
+    '',
+    '| scenario 4: push 40 locales × 2 stores, 100 ms per store call | wall ms | store calls |',
+    '| --- | ---: | ---: |',
+    ...Object.entries(push).map(([label, r]) => `| ${label} | ${r.wallMs} | ${r.calls} |`),
+    '',
+    ...notes.map((n) => `- ${n}`),
+  ];
+  console.log(lines.join('\n'));
+  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
+  fs.writeFileSync(
+    path.join(ROOT, 'bench/results/latest.json'),
+    JSON.stringify({ rows, push, notes }, null, 2),
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,7 +1,9 @@
 // The practical ceiling of one Node process: node:http answering fixed bytes (argv: port, file with
 // {contentType, body}).
+import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import http from 'node:http';
+import process from 'node:process';
 
 const [, , port, file] = process.argv;
 const { contentType, body } = JSON.parse(fs.readFileSync(file, 'utf8'));

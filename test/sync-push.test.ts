@@ -169,6 +169,14 @@ describe('store behaviour the connectors must handle', () => {
     expect(emu.faults.list().map((f) => f.applied)).toEqual([1, 2]);
   });
 
+  it('retries a dropped connection on a read', async () => {
+    const project = await newProject();
+    emu.faults.set([{ route: 'GET /v1/appInfos/*/appInfoLocalizations', drop: true, times: 1 }]);
+    const res = await admin.api.post(`/api/v1/projects/${project}/sync`, { store: 'appstore' });
+    expect(res.body.data.appStore).toMatchObject({ synced: true, locales: 1 });
+    expect(emu.faults.list()[0]!.applied).toBe(1);
+  });
+
   it('isolates a persistent failure to its locale: the others are pushed and it is named in data.failures', async () => {
     const project = await newProject();
     await admin.api.post(`/api/v1/projects/${project}/sync`, {});

@@ -43,7 +43,31 @@ function createSqlite(file: string): Kysely<Database> {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   database.pragma('synchronous = NORMAL');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+}
+
+/** Most statements the SQLite statement cache keeps; our queries have a few dozen shapes. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew, and preparing costs SQLite more than running our small
+ * queries (the profile behind BENCHMARKS.md). Statements are reused per SQL text instead; Kysely's
+ * SQLite driver runs one query at a time, so a statement is never used by two queries at once.
+ */
+function withStatementCache(database: SqliteDatabase.Database) {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(query: string) {
+      let statement = cache.get(query);
+      if (statement === undefined) {
+        statement = database.prepare(query);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+        cache.set(query, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 function createPostgres(url: string): Kysely<Database> {

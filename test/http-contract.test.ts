@@ -7,7 +7,6 @@ let org: TestOrganization;
 
 beforeAll(async () => {
   h = await startHarness();
-  // A route that fails unexpectedly, added by the test to the real app before it is ready.
   org = await h.given.organization();
 });
 afterAll(() => h.close());

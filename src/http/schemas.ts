@@ -31,9 +31,6 @@ export const ERRORS = { '4xx': ErrorRef, '5xx': ErrorRef } as const;
 
 export const MessageResponse = Type.Object({ success: Type.Literal(true), message: Type.String() });
 
-export const IdParam = (name: string, example: string) =>
-  Type.Object({ [name]: Type.String({ maxLength: 100, examples: [example] }) });
-
 export const PageQuery = (maxLimit = 100) =>
   Type.Object({
     limit: Type.Integer({ minimum: 1, maximum: maxLimit, default: 20, description: `1..${maxLimit}` }),

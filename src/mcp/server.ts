@@ -210,8 +210,7 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
       },
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
-    ({ projectId: id, dryRun, ...options }) =>
-      run(ctx, () => (dryRun === true ? sync.previewPush(ctx, id, options) : sync.push(ctx, id, options))),
+    ({ projectId: id, ...options }) => run(ctx, () => sync.push(ctx, id, options)),
   );
 
   server.registerTool(

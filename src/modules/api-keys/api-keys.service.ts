@@ -24,6 +24,14 @@ export interface IssuedKey {
 }
 
 const KEY_NAME_MAX = 100;
+/** A key's display name, trimmed, 1..100 characters; `fallback` when none is given. */
+function keyName(raw: string | undefined, fallback: string): string {
+  const name = (raw ?? fallback).trim();
+  if (name.length === 0 || name.length > KEY_NAME_MAX)
+    throw invalidField('name', `must be 1 to ${KEY_NAME_MAX} characters`);
+  return name;
+}
+
 const MAX_KEY_LIFETIME_MS = 5 * 365 * 24 * 3600 * 1000;
 /** lastActive is written at most this often (design.md §7), so reads do not turn into writes. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -134,10 +142,7 @@ export function createApiKeysService(deps: { db: Executor; clock: Clock }) {
       input: { name?: string; memberId?: string; expiresAt?: string | null },
     ): Promise<IssuedKey> {
       authorize(ctx, 'apiKeys.create');
-      const name = (input.name ?? 'API key').trim();
-      if (name.length === 0 || name.length > KEY_NAME_MAX) {
-        throw invalidField('name', `must be 1 to ${KEY_NAME_MAX} characters`);
-      }
+      const name = keyName(input.name, 'API key');
       const now = clock.now();
       const expiresAt = input.expiresAt ?? null;
       if (expiresAt !== null) {
@@ -194,9 +199,7 @@ export async function issueKeyByOperator(
   clock: Clock,
   input: { memberId: string; name?: string },
 ): Promise<IssuedKey> {
-  const name = (input.name ?? 'CLI key').trim();
-  if (name.length === 0 || name.length > KEY_NAME_MAX)
-    throw invalidField('name', `must be 1 to ${KEY_NAME_MAX} characters`);
+  const name = keyName(input.name, 'CLI key');
   return db.transaction().execute(async (trx) => {
     const member = await findMemberAnywhere(trx, input.memberId);
     if (member === undefined) throw notFound('Member');

@@ -8,11 +8,11 @@ import { authorize } from '../access/operations.js';
 import { actorOf } from '../audit/audit.js';
 import { parseSettings } from '../organizations/organization.js';
 import { findOrganization } from '../organizations/organizations.repository.js';
-import type { Project } from '../projects/project.js';
+import { isLinked, STORE_IDENTIFIER, type Project } from '../projects/project.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { toProject } from '../projects/projects.repository.js';
 import { isStoreLocale, mapLocale, type Store } from '../stores/locales.js';
-import { isLinked, STORE_LABEL } from '../sync/sync.js';
+import { STORE_LABEL } from '../sync/sync.js';
 import {
   checkFieldValue,
   CROSS_STORE_FIELDS,
@@ -44,11 +44,6 @@ export interface ListingEdits {
   locale: string;
   edits: FieldEdits;
 }
-
-const IDENTIFIER_FIELD: Record<Store, string> = {
-  appstore: 'appStoreAppId',
-  playstore: 'playStorePackageName',
-};
 
 function fieldState(row: repo.FieldRow): FieldState {
   if (row.in_conflict === 1) return 'conflict';
@@ -95,7 +90,7 @@ export function validateEdits(
     if (!isLinked(project, entry.store)) {
       details.push({
         field: prefix ? where() : 'store',
-        message: `the project has no ${IDENTIFIER_FIELD[entry.store]}: link it to ${STORE_LABEL[entry.store]} first`,
+        message: `the project has no ${STORE_IDENTIFIER[entry.store]}: link it to ${STORE_LABEL[entry.store]} first`,
       });
       continue;
     }

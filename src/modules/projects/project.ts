@@ -1,5 +1,6 @@
 import { invalidField } from '../../errors.js';
 import { normalizeName } from '../organizations/organization.js';
+import type { Store } from '../stores/locales.js';
 
 export interface Project {
   id: string;
@@ -9,6 +10,15 @@ export interface Project {
   createdAt: string;
   updatedAt: string;
 }
+
+/** The project field that links it to each store. */
+export const STORE_IDENTIFIER = {
+  appstore: 'appStoreAppId',
+  playstore: 'playStorePackageName',
+} as const satisfies Record<Store, keyof Project>;
+
+export const isLinked = (project: Project, store: Store): boolean =>
+  project[STORE_IDENTIFIER[store]] !== null;
 
 export interface ProjectMetadata {
   /** Sorted union of the locales that have a listing in either store. */

@@ -119,16 +119,8 @@ export function projectRoutes(app: Api, services: { projects: ProjectsService; s
       body: S.PushBody,
       response: { 200: S.PushResponse, ...ERRORS },
     },
-    handler: async (request) => {
-      const { dryRun, ...options } = request.body;
-      const ctx = contextOf(request);
-      const { projectId } = request.params;
-      return ok(
-        dryRun === true
-          ? await sync.previewPush(ctx, projectId, options)
-          : await sync.push(ctx, projectId, options),
-      );
-    },
+    handler: async (request) =>
+      ok(await sync.push(contextOf(request), request.params.projectId, request.body)),
   });
 
   app.get('/projects/:projectId/operations', {

@@ -12,10 +12,10 @@ import { mergeSnapshot, planPush, recordPushed, recordRemoved } from '../listing
 import type { Project } from '../projects/project.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { toProject } from '../projects/projects.repository.js';
+import { isLinked } from '../projects/project.js';
 import { STORES, type Store } from '../stores/locales.js';
 import * as ops from './operations.repository.js';
 import {
-  isLinked,
   normalizeLocaleFilter,
   notLinked,
   selectStores,
@@ -33,6 +33,13 @@ import {
 
 /** A crashed holder's lock is taken over after this long. */
 const LOCK_TTL_MS = 5 * 60_000;
+
+export interface PushInput {
+  store?: StoreSelection;
+  locales?: string[];
+  prune?: boolean;
+  changesNotSentForReview?: boolean;
+}
 
 export interface SyncServiceDeps {
   db: Executor;
@@ -62,7 +69,7 @@ export function createSyncService(deps: SyncServiceDeps) {
   const skipped = (project: Project, store: Store): OutcomeError =>
     isLinked(project, store)
       ? { code: 'NOT_REQUESTED', message: `${STORE_LABEL[store]} was not part of this request` }
-      : notLinked(project, store);
+      : notLinked(store);
 
   /**
    * Runs `work` holding the project's operation lock, so that a sync and a push of one project
@@ -135,7 +142,7 @@ export function createSyncService(deps: SyncServiceDeps) {
     return credentials.connectorFor(ctx.organizationId, store);
   }
 
-  const storeFailure = (store: Store, error: unknown): OutcomeError => {
+  const storeFailure = (error: unknown): OutcomeError => {
     if (error instanceof StoreError) return { code: error.code, message: error.message };
     throw error;
   };
@@ -178,7 +185,7 @@ export function createSyncService(deps: SyncServiceDeps) {
       };
     } catch (error) {
       return {
-        outcome: { synced: false, locales: 0, error: storeFailure(store, error) } as SyncOutcome,
+        outcome: { synced: false, locales: 0, error: storeFailure(error) } as SyncOutcome,
         locales: [],
         conflicts: [],
       };
@@ -229,7 +236,7 @@ export function createSyncService(deps: SyncServiceDeps) {
         changesNotSentForReview: options.changesNotSentForReview ?? false,
       });
     } catch (error) {
-      const failure = storeFailure(store, error);
+      const failure = storeFailure(error);
       return {
         outcome: { pushed: false, locales: 0, error: failure },
         locales: [],
@@ -261,7 +268,7 @@ export function createSyncService(deps: SyncServiceDeps) {
     return { outcome, locales: report.written, failures };
   }
 
-  return {
+  const service = {
     /**
      * Pulls the stores' listings and merges them (three-way, design.md §9). 200 whenever it ran;
      * each store reports `synced` and, when false, an `error`; conflicts are listed.
@@ -307,19 +314,25 @@ export function createSyncService(deps: SyncServiceDeps) {
     },
 
     /**
-     * Pushes changed fields (value ≠ base) to the stores; additive unless `prune`; one locale's
-     * failure does not stop the others. 403 APPROVAL_REQUIRED per design.md §6.
+     * A push as REST and MCP ask for it: with `dryRun`, only what it would change (previewPush);
+     * otherwise the push itself (pushNow).
      */
     async push(
       ctx: RequestContext,
       projectId: string,
-      input: {
-        store?: StoreSelection;
-        locales?: string[];
-        prune?: boolean;
-        changesNotSentForReview?: boolean;
-      },
-    ): Promise<PushResult> {
+      input: PushInput & { dryRun?: boolean },
+    ): Promise<PushResult | PushPreview> {
+      const { dryRun, ...options } = input;
+      return dryRun === true
+        ? service.previewPush(ctx, projectId, options)
+        : service.pushNow(ctx, projectId, options);
+    },
+
+    /**
+     * Pushes changed fields (value ≠ base) to the stores; additive unless `prune`; one locale's
+     * failure does not stop the others. 403 APPROVAL_REQUIRED per design.md §6.
+     */
+    async pushNow(ctx: RequestContext, projectId: string, input: PushInput): Promise<PushResult> {
       authorize(ctx, 'projects.push');
       const project = toProject(await projects.requireRow(ctx, projectId));
       const stores = selectStores(project, input.store ?? 'both');
@@ -402,6 +415,7 @@ export function createSyncService(deps: SyncServiceDeps) {
       return { operations, total };
     },
   };
+  return service;
 }
 
 export type SyncService = ReturnType<typeof createSyncService>;

@@ -1,6 +1,6 @@
 import { invalidField } from '../../errors.js';
 import type { FieldChange, ListingDiff } from '../listings/listing.js';
-import type { Project } from '../projects/project.js';
+import { isLinked, STORE_IDENTIFIER, type Project } from '../projects/project.js';
 import { isStoreLocale, STORES, type Store } from '../stores/locales.js';
 
 export type StoreSelection = Store | 'both';
@@ -76,13 +76,6 @@ export interface PushPreview {
 }
 
 export const STORE_LABEL: Record<Store, string> = { appstore: 'App Store', playstore: 'Google Play' };
-const IDENTIFIER: Record<Store, keyof Project> = {
-  appstore: 'appStoreAppId',
-  playstore: 'playStorePackageName',
-};
-
-export const isLinked = (project: Project, store: Store): boolean => project[IDENTIFIER[store]] !== null;
-
 /**
  * The stores an operation runs on. Naming a store the project has no identifier for is 400
  * (design.md §9); `both` runs on the linked ones and is 400 only when none is linked.
@@ -92,7 +85,7 @@ export function selectStores(project: Project, selection: StoreSelection): Store
     if (!isLinked(project, selection)) {
       throw invalidField(
         'store',
-        `the project has no ${IDENTIFIER[selection]}; set it with PATCH /projects/:projectId`,
+        `the project has no ${STORE_IDENTIFIER[selection]}; set it with PATCH /projects/:projectId`,
       );
     }
     return [selection];
@@ -108,9 +101,9 @@ export function selectStores(project: Project, selection: StoreSelection): Store
 }
 
 /** The outcome for a store that was not part of the run. */
-export const notLinked = (project: Project, store: Store): OutcomeError => ({
+export const notLinked = (store: Store): OutcomeError => ({
   code: 'STORE_NOT_LINKED',
-  message: `The project has no ${IDENTIFIER[store]}`,
+  message: `The project has no ${STORE_IDENTIFIER[store]}`,
 });
 
 /** Checks a push's locale filter: each code must be valid in at least one of the selected stores. */

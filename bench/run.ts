@@ -32,6 +32,10 @@ const SECRET = randomBytes(32).toString('base64');
 const PG_ADMIN = process.env.APPMETA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.APPMETA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+/** Scenarios and databases to run, e.g. BENCH_SCENARIOS=1,3 BENCH_DATABASES=sqlite; all by default. */
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4').split(',').map(Number));
+const PROFILE_DIR = process.env.BENCH_PROFILE;
+const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',');
 
 interface Row {
   database: string;
@@ -191,7 +195,7 @@ async function runDatabase(kind: 'sqlite' | 'postgres') {
     keys.push(created.apiKey);
   }
   const scaling: Record<number, string> = {};
-  for (const size of [100, 10_000, 1_000_000]) {
+  for (const size of SCENARIOS.has(3) ? [100, 10_000, 1_000_000] : []) {
     const created = await orgs.create({
       name: `Scale ${size}`,
       adminEmail: `scale${size}@example.com`,
@@ -207,75 +211,84 @@ async function runDatabase(kind: 'sqlite' | 'postgres') {
   await db.destroy();
 
   const port = await freePort();
-  const service = startProcess(BIN, ['serve'], { ...env, PORT: String(port) });
+  // BENCH_PROFILE=<dir> writes a V8 CPU profile of the service to <dir> when it exits.
+  const profile = PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`];
+  const service = startProcess(process.execPath, [...profile, BIN, 'serve'], {
+    ...env,
+    PORT: String(port),
+  });
   const url = `http://127.0.0.1:${port}`;
   await waitHealthy(url);
   try {
     // Scenario 1: the project list of a 1,000-project organization, 50 connections.
     const list = '/api/v1/projects?limit=20';
-    const requests1 = keys.map((key) => ({
-      method: 'GET' as const,
-      path: list,
-      headers: { authorization: `Bearer ${key}` },
-    }));
-    const sample = await fetch(`${url}${list}`, { headers: { authorization: `Bearer ${keys[0]}` } });
-    const sampleBody = await sample.text();
-    const s1 = await cannon({ url, requests: requests1 });
-    const b1 = await bare(sampleBody, sample.headers.get('content-type') ?? 'application/json', {});
-    rows.push({
-      database: kind,
-      scenario: '1 list projects (limit 20, 1,000 projects)',
-      ...s1,
-      rssMb: peakRssMb(service.pid!),
-      bareRps: b1.rps,
-      ratio: s1.rps / b1.rps,
-    });
+    if (SCENARIOS.has(1)) {
+      const requests1 = keys.map((key) => ({
+        method: 'GET' as const,
+        path: list,
+        headers: { authorization: `Bearer ${key}` },
+      }));
+      const sample = await fetch(`${url}${list}`, { headers: { authorization: `Bearer ${keys[0]}` } });
+      const sampleBody = await sample.text();
+      const s1 = await cannon({ url, requests: requests1 });
+      const b1 = await bare(sampleBody, sample.headers.get('content-type') ?? 'application/json', {});
+      rows.push({
+        database: kind,
+        scenario: '1 list projects (limit 20, 1,000 projects)',
+        ...s1,
+        rssMb: peakRssMb(service.pid!),
+        bareRps: b1.rps,
+        ratio: s1.rps / b1.rps,
+      });
+    }
 
     // Scenario 2: read a project and edit a listing, 9:1 — one project in each of the ten
     // organizations, so that their rate-limit budgets are not what limits the run.
-    const sequence: autocannon.Request[] = [];
-    let projectId = '';
-    let edit = 0;
-    for (const key of keys) {
-      const auth = { authorization: `Bearer ${key}` };
-      const page = (await (await fetch(`${url}${list}`, { headers: auth })).json()) as {
-        data: { projects: { id: string }[] };
-      };
-      projectId = page.data.projects[0]!.id;
-      await fetch(`${url}/api/v1/projects/${projectId}`, {
-        method: 'PATCH',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ appStoreAppId: '1234567890' }),
+    if (SCENARIOS.has(2)) {
+      const sequence: autocannon.Request[] = [];
+      let projectId = '';
+      let edit = 0;
+      for (const key of keys) {
+        const auth = { authorization: `Bearer ${key}` };
+        const page = (await (await fetch(`${url}${list}`, { headers: auth })).json()) as {
+          data: { projects: { id: string }[] };
+        };
+        projectId = page.data.projects[0]!.id;
+        await fetch(`${url}/api/v1/projects/${projectId}`, {
+          method: 'PATCH',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ appStoreAppId: '1234567890' }),
+        });
+        for (let i = 0; i < 9; i++)
+          sequence.push({ method: 'GET', path: `/api/v1/projects/${projectId}`, headers: auth });
+        sequence.push({
+          method: 'PATCH',
+          path: `/api/v1/projects/${projectId}/listings/appstore/en-US`,
+          headers: { ...auth, 'content-type': 'application/json' },
+          setupRequest: (request: autocannon.Request) => ({
+            ...request,
+            body: JSON.stringify({ promotionalText: `Edit ${edit++}` }),
+          }),
+        });
+      }
+      const s2 = await cannon({ url, requests: sequence });
+      const getSample = await fetch(`${url}/api/v1/projects/${projectId}`, {
+        headers: { authorization: `Bearer ${keys[9]}` },
       });
-      for (let i = 0; i < 9; i++)
-        sequence.push({ method: 'GET', path: `/api/v1/projects/${projectId}`, headers: auth });
-      sequence.push({
-        method: 'PATCH',
-        path: `/api/v1/projects/${projectId}/listings/appstore/en-US`,
-        headers: { ...auth, 'content-type': 'application/json' },
-        setupRequest: (request: autocannon.Request) => ({
-          ...request,
-          body: JSON.stringify({ promotionalText: `Edit ${edit++}` }),
-        }),
+      const b2 = await bare(await getSample.text(), 'application/json; charset=utf-8', {});
+      rows.push({
+        database: kind,
+        scenario: '2 read project / edit listing 9:1',
+        ...s2,
+        rssMb: peakRssMb(service.pid!),
+        bareRps: b2.rps,
+        ratio: s2.rps / b2.rps,
       });
     }
-    const s2 = await cannon({ url, requests: sequence });
-    const getSample = await fetch(`${url}/api/v1/projects/${projectId}`, {
-      headers: { authorization: `Bearer ${keys[9]}` },
-    });
-    const b2 = await bare(await getSample.text(), 'application/json; charset=utf-8', {});
-    rows.push({
-      database: kind,
-      scenario: '2 read project / edit listing 9:1',
-      ...s2,
-      rssMb: peakRssMb(service.pid!),
-      bareRps: b2.rps,
-      ratio: s2.rps / b2.rps,
-    });
 
     // Scenario 3: does a list page cost more in a bigger organization, or deeper in it? A fixed
     // 200 requests/s (latency, not throughput), well inside each organization's budget.
-    for (const size of [100, 10_000, 1_000_000]) {
+    for (const size of SCENARIOS.has(3) ? [100, 10_000, 1_000_000] : []) {
       for (const offset of [0, 9000]) {
         const s3 = await cannon({
           url: `${url}/api/v1/projects?limit=20&offset=${offset}`,
@@ -449,11 +462,15 @@ async function runPush() {
 }
 
 async function main() {
-  const kinds: ('sqlite' | 'postgres')[] = ['sqlite'];
-  if ((await reachable(PG_ADMIN)) && (await reachable(REDIS))) kinds.push('postgres');
-  else notes.push('PostgreSQL or Redis not reachable: PostgreSQL scenarios skipped');
-  for (const kind of kinds) await runDatabase(kind);
-  const push = await runPush();
+  const kinds: ('sqlite' | 'postgres')[] = [];
+  if (DATABASES.includes('sqlite')) kinds.push('sqlite');
+  if (DATABASES.includes('postgres')) {
+    if ((await reachable(PG_ADMIN)) && (await reachable(REDIS))) kinds.push('postgres');
+    else notes.push('PostgreSQL or Redis not reachable: PostgreSQL scenarios skipped');
+  }
+  const loadScenarios = [1, 2, 3].some((n) => SCENARIOS.has(n));
+  for (const kind of loadScenarios ? kinds : []) await runDatabase(kind);
+  const push = SCENARIOS.has(4) ? await runPush() : {};
 
   const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '' : n.toFixed(digits));
   const lines = [

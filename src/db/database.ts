@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './tables.js';
@@ -81,7 +81,48 @@ function createPostgres(url: string): Kysely<Database> {
   });
   // An idle client that loses its connection emits 'error'; without a listener that kills the process.
   pool.on('error', () => undefined);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
+}
+
+/** Most distinct statements a connection keeps prepared; later ones run unnamed (parsed each time). */
+const NAMED_STATEMENTS_MAX = 500;
+
+/**
+ * Kysely sends every query unnamed, so PostgreSQL parses and plans it anew each time — for our
+ * small indexed queries that costs more than running them (BENCHMARKS.md). Queries with
+ * parameters are sent as named statements instead, one name per SQL text, which each connection
+ * prepares once and then only binds and executes. Statements without parameters (transaction
+ * control, migrations' DDL) stay unnamed.
+ */
+function withNamedStatements(pool: pg.Pool): PostgresPool {
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (name === undefined && names.size < NAMED_STATEMENTS_MAX) {
+      name = `appmeta_${names.size}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+  // Kysely keys its connection state by client object, so each pg client keeps one wrapper.
+  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    let wrapper = wrapped.get(client);
+    if (wrapper === undefined) {
+      const query = (text: string, values: readonly unknown[]) => {
+        const name = values.length > 0 ? nameOf(text) : undefined;
+        return client.query({ ...(name !== undefined && { name }), text, values: [...values] });
+      };
+      // No cursor is configured, so Kysely only calls query(sql, parameters).
+      wrapper = { query, release: () => client.release() } as unknown as PostgresPoolClient;
+      wrapped.set(client, wrapper);
+    }
+    return wrapper;
+  };
+  return {
+    connect: async () => wrap(await pool.connect()),
+    end: () => pool.end(),
+  };
 }
 
 /** What repositories take: the database or a transaction of it (a Transaction is a Kysely). */

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { ApiKeysTable } from '../../db/tables.js';
 import type { ApiKey } from './api-key.js';
 
@@ -6,9 +7,8 @@ export async function insertApiKey(db: Executor, row: ApiKeysTable): Promise<voi
   await db.insertInto('api_keys').values(row).execute();
 }
 
-/** The key with this hash and the member and organization behind it, if the key is not revoked. */
-export async function findActiveKeyByHash(db: Executor, hash: string) {
-  return db
+const keyByHash = preparedQuery((db: Executor, hash: string) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('members', 'members.id', 'api_keys.member_id')
     .innerJoin('organizations', 'organizations.id', 'api_keys.organization_id')
@@ -24,8 +24,13 @@ export async function findActiveKeyByHash(db: Executor, hash: string) {
       'organizations.plan as plan',
     ])
     .where('api_keys.token_hash', '=', hash)
-    .where('api_keys.revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('api_keys.revoked_at', 'is', null),
+);
+
+/** The key with this hash and the member and organization behind it, if the key is not revoked. */
+export async function findActiveKeyByHash(db: Executor, hash: string) {
+  const [row] = await keyByHash(db, hash);
+  return row;
 }
 
 export async function listActiveKeys(

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { ListingFieldsTable, ListingHistoryTable, ListingsTable } from '../../db/tables.js';
 
 export type ListingRow = ListingsTable;
@@ -162,14 +163,17 @@ export async function latestApproval(db: Executor, projectId: string) {
 }
 
 /** Sorted locales with an active listing in either store (project metadata). */
-export async function activeLocales(db: Executor, projectId: string): Promise<string[]> {
-  const rows = await db
+const activeLocaleRows = preparedQuery((db: Executor, projectId: string) =>
+  db
     .selectFrom('listings')
     .select('locale')
     .distinct()
     .where('project_id', '=', projectId)
-    .where('status', '=', 'active')
-    .execute();
+    .where('status', '=', 'active'),
+);
+
+export async function activeLocales(db: Executor, projectId: string): Promise<string[]> {
+  const rows = await activeLocaleRows(db, projectId);
   // Sorted here, not in SQL, so that both databases give the same (code-unit) order.
   return rows.map((row) => row.locale).sort();
 }

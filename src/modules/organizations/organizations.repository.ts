@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { OrganizationsTable } from '../../db/tables.js';
 
 export type OrganizationRow = Omit<OrganizationsTable, 'project_count'> & { project_count: number };
@@ -7,8 +8,13 @@ export async function insertOrganization(db: Executor, row: Omit<OrganizationRow
   await db.insertInto('organizations').values(row).execute();
 }
 
+const organizationById = preparedQuery((db: Executor, id: string) =>
+  db.selectFrom('organizations').selectAll().where('id', '=', id),
+);
+
 export async function findOrganization(db: Executor, id: string): Promise<OrganizationRow | undefined> {
-  return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+  const [row] = await organizationById(db, id);
+  return row;
 }
 
 export async function countOrganizations(db: Executor): Promise<number> {

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { ProjectsTable } from '../../db/tables.js';
 import type { Project } from './project.js';
 
@@ -6,31 +7,59 @@ export async function insertProject(db: Executor, row: ProjectsTable): Promise<v
   await db.insertInto('projects').values(row).execute();
 }
 
-/** One page, newest first then id; served by projects_organization_created_idx. */
+/**
+ * One page, each row carrying the organization's project count, so that a page and its total
+ * take one query (one round trip on PostgreSQL). The page walks projects_organization_created_idx;
+ * the count is the counter kept on the organization row, never count(*). Only the columns a
+ * Project has are read: turning values into strings is most of what a page costs SQLite.
+ */
+const projectPage = preparedQuery((db: Executor, organizationId: string, limit: number, offset: number) =>
+  db
+    .selectFrom('projects')
+    .select((eb) => [
+      'id',
+      'name',
+      'app_store_app_id',
+      'play_store_package_name',
+      'created_at',
+      'updated_at',
+      eb
+        .selectFrom('organizations')
+        .select('project_count')
+        .where('id', '=', organizationId)
+        .$asScalar()
+        .as('total'),
+    ])
+    .where('organization_id', '=', organizationId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset),
+);
+
+const projectCount = preparedQuery((db: Executor, organizationId: string) =>
+  db.selectFrom('organizations').select('project_count').where('id', '=', organizationId),
+);
+
+/** One page of the organization's projects, newest first then id, and how many it has in all. */
 export async function listProjects(
   db: Executor,
   organizationId: string,
   page: { limit: number; offset: number },
-): Promise<Project[]> {
-  const rows = await db
-    .selectFrom('projects')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
-  return rows.map(toProject);
+): Promise<{ projects: Project[]; total: number }> {
+  const rows = await projectPage(db, organizationId, page.limit, page.offset);
+  // An empty page (past the end, or no projects) has no row to carry the count.
+  const total = rows[0]?.total ?? (await projectCount(db, organizationId))[0]?.project_count ?? 0;
+  return { projects: rows.map(toProject), total };
 }
 
+const projectById = preparedQuery((db: Executor, organizationId: string, id: string) =>
+  db.selectFrom('projects').selectAll().where('organization_id', '=', organizationId).where('id', '=', id),
+);
+
 export async function findProjectRow(db: Executor, organizationId: string, id: string) {
-  return db
-    .selectFrom('projects')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const [row] = await projectById(db, organizationId, id);
+  return row;
 }
 
 /** Operator lookup across organizations (CLI only). */
@@ -64,7 +93,12 @@ export async function deleteProject(db: Executor, organizationId: string, id: st
   return Number(result.numDeletedRows) === 1;
 }
 
-export function toProject(row: ProjectsTable): Project {
+type ProjectColumns = Pick<
+  ProjectsTable,
+  'id' | 'name' | 'app_store_app_id' | 'play_store_package_name' | 'created_at' | 'updated_at'
+>;
+
+export function toProject(row: ProjectColumns): Project {
   return {
     id: row.id,
     name: row.name,

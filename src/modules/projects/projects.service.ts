@@ -44,11 +44,8 @@ export function createProjectsService(deps: { db: Executor; clock: Clock }) {
      */
     async list(ctx: RequestContext, page: { limit: number; offset: number }): Promise<ProjectPage> {
       authorize(ctx, 'projects.list');
-      const [rows, org] = await Promise.all([
-        projects.listProjects(db, ctx.organizationId, page),
-        findOrganization(db, ctx.organizationId),
-      ]);
-      return { projects: rows, total: org?.project_count ?? 0, limit: page.limit, offset: page.offset };
+      const { projects: rows, total } = await projects.listProjects(db, ctx.organizationId, page);
+      return { projects: rows, total, limit: page.limit, offset: page.offset };
     },
 
     /** Creates a project; 403 USAGE_LIMIT_EXCEEDED when the plan's project quota is reached. */

@@ -1,0 +1,48 @@
+/** On PostgreSQL, queries with parameters run as named statements: prepared once per connection. */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { createDb, type Db } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { TEST_SECRET_KEY } from './support/harness.js';
+import { createTestDatabase, type TestDatabase } from './support/databases.js';
+
+let database: TestDatabase;
+let db: Db;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = createDb(loadConfig({ DATABASE_URL: database.url, APPMETA_SECRET_KEY: TEST_SECRET_KEY }).database);
+  await migrateToLatest(db);
+});
+afterAll(async () => {
+  await db.destroy();
+  await database.drop();
+});
+
+const preparedOn = async (connection: typeof db.kysely, fragment: string) =>
+  (
+    await sql<{
+      name: string;
+    }>`SELECT name FROM pg_prepared_statements WHERE statement LIKE ${`%${fragment}%`}`.execute(connection)
+  ).rows.map((row) => row.name);
+
+describe('named statements (PostgreSQL)', () => {
+  it('prepares a query with parameters once per connection, whatever its values', async () => {
+    await db.kysely.connection().execute(async (connection) => {
+      for (const plan of ['free', 'pro', 'enterprise']) {
+        await connection.selectFrom('organizations').select('id').where('plan', '=', plan).execute();
+      }
+      const names = await preparedOn(connection, 'where "plan" = $1');
+      expect(names).toHaveLength(1);
+      expect(names[0]).toMatch(/^appmeta_\d+$/);
+    });
+  });
+
+  it('leaves a statement without parameters unnamed', async () => {
+    await db.kysely.connection().execute(async (connection) => {
+      await sql`SELECT count(*) FROM organizations WHERE plan IS NOT NULL`.execute(connection);
+      expect(await preparedOn(connection, 'plan IS NOT NULL')).toEqual([]);
+    });
+  });
+});

@@ -17,6 +17,7 @@ import type { Api } from './http/api.js';
 import { ok } from './http/envelope.js';
 import { registerErrorHandlers } from './http/error-handler.js';
 import { registerIdentity, requireCaller } from './http/identity.js';
+import { registerInFlightWork } from './http/in-flight.js';
 import { registerJsonBodyParser, registerNulUrlGuard } from './http/json-body.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { createRateLimiter, type RateLimiter } from './modules/rate-limits/rate-limiter.js';
@@ -86,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  registerInFlightWork(app);
   app.addSchema(ErrorResponse);
   app.setValidatorCompiler(createValidatorCompiler([ErrorResponse]));
   registerErrorHandlers(app);

@@ -6,9 +6,11 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { createDb } from '../src/db/database.js';
 import { startServer } from '../src/server.js';
 import { BIN } from './support/cli.js';
 import { createTestDatabase, type TestDatabase } from './support/databases.js';
+import { APP_ID, startEmulators } from './support/emulators.js';
 import { TEST_SECRET_KEY } from './support/harness.js';
 
 let database: TestDatabase;
@@ -119,5 +121,66 @@ describe('appmeta serve', () => {
     expect(finished.status).toBe(201);
     expect(JSON.parse(finished.body).data.project.name).toBe('Created during shutdown');
     await stopped;
+  });
+
+  it('lets a request whose client went away finish its work before the database closes', async () => {
+    const emu = await startEmulators();
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const config = loadConfig({
+      DATABASE_URL: database.url,
+      APPMETA_SECRET_KEY: TEST_SECRET_KEY,
+      PORT: '0',
+      ...emu.env,
+    });
+    const server = await startServer(config, { logger, print: () => undefined });
+    try {
+      const { createOrganizationsService } =
+        await import('../src/modules/organizations/organizations.service.js');
+      const created = await createOrganizationsService({
+        db: server.db.kysely,
+        clock: { now: () => new Date() },
+      }).create({ name: 'Abandoned', adminEmail: 'abandoned@example.com' });
+      const call = async (method: string, path: string, body: unknown) =>
+        (await (
+          await fetch(`${server.url}${path}`, {
+            method,
+            headers: { authorization: `Bearer ${created.apiKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          })
+        ).json()) as any;
+      await call('PUT', '/api/v1/organization/credentials/appstore', emu.credentials.appstore);
+      const project = (await call('POST', '/api/v1/projects', { name: 'Abandoned', appStoreAppId: APP_ID }))
+        .data.projectId as string;
+
+      // A sync whose store calls take 150 ms each; its client gives up after 100 ms, and the
+      // server is stopped right then.
+      emu.faults.set([{ route: '* /v1/*', latencyMs: 150 }]);
+      const request = http.request(`${server.url}/api/v1/projects/${project}/sync`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${created.apiKey}`, 'content-type': 'application/json' },
+      });
+      request.on('error', () => undefined);
+      request.end('{}');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      request.destroy();
+      await server.stop();
+
+      expect(lines.filter((line) => line.includes('"level":50'))).toEqual([]);
+      // The sync ran to its end: the operation is recorded as finished, not left running.
+      const db = createDb(config.database);
+      const operations = await db.kysely
+        .selectFrom('operations')
+        .select(['status', 'finished_at'])
+        .where('project_id', '=', project)
+        .execute();
+      await db.destroy();
+      expect(operations).toHaveLength(1);
+      expect(operations[0]!.status).toBe('succeeded');
+      expect(operations[0]!.finished_at).not.toBeNull();
+    } finally {
+      await server.stop();
+      await emu.close();
+    }
   });
 });

@@ -87,7 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  registerInFlightWork(app);
+  const inFlight = registerInFlightWork(app);
   app.addSchema(ErrorResponse);
   app.setValidatorCompiler(createValidatorCompiler([ErrorResponse]));
   registerErrorHandlers(app);
@@ -98,7 +98,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
   registerNulUrlGuard(app);
   registerIdentity(app, services.apiKeys);
   registerRateLimit(app, rateLimiter);
-  if (deps.rateLimiter === undefined) app.addHook('onClose', () => rateLimiter.close());
+  // onClose runs once the server accepts nothing more. Requests already in it may still be on
+  // their way to the rate limiter and the database: the limiter closes after them, and the
+  // database (closed by whoever opened it) after app.close().
+  app.addHook('onClose', async () => {
+    await inFlight.idle();
+    if (deps.rateLimiter === undefined) await rateLimiter.close();
+  });
 
   await app.register(fastifySwagger, {
     openapi: {

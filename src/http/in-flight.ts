@@ -2,35 +2,47 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set while the request counts as in-flight work (see registerInFlightWork). */
-    inFlight: boolean;
+    /** Where the request's work is, for registerInFlightWork. */
+    work: 'none' | 'running' | 'done';
   }
 }
 
+/** Whether the request announces a body that Fastify will wait for before it runs the handler. */
+const hasBody = (request: FastifyRequest) =>
+  request.headers['transfer-encoding'] !== undefined ||
+  (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
+
 /**
  * Counts requests whose work is not done, so that closing the app waits for them before the
- * database closes. Closing the HTTP server is not enough: when a client goes away mid-request
- * its connection ends, but the handler keeps running and still queries the database (seen in the
- * benchmark as "driver has already been destroyed" at shutdown).
+ * rate-limit store and the database close. Closing the HTTP server is not enough: when a client
+ * goes away mid-request its connection ends, but the handler keeps running and still queries the
+ * database (seen in the benchmark as "driver has already been destroyed" at shutdown, and an
+ * operation left "running").
  *
- * A request's work begins at onRequest and ends when its reply is sent (onSend — also for errors
- * and for clients that went away) or, for a route that takes over the raw response (MCP), when
- * its handler returns. Register before any route.
+ * A request's work begins at onRequest and ends when its handler returns, when a reply is sent
+ * without one (errors, 404), or when the client went away before its body could be read: Fastify
+ * then never reads the body nor calls the handler. Register before any route; `idle()` resolves
+ * once no work is counted.
  */
-export function registerInFlightWork(app: FastifyInstance): void {
+export function registerInFlightWork(app: FastifyInstance): { idle(): Promise<void> } {
   let count = 0;
-  let idle: (() => void) | null = null;
+  let onIdle: (() => void) | null = null;
   const end = (request: FastifyRequest) => {
-    if (!request.inFlight) return;
-    request.inFlight = false;
-    if (--count === 0) idle?.();
+    if (request.work === 'none' || request.work === 'done') return;
+    request.work = 'done';
+    if (--count === 0) onIdle?.();
   };
 
-  app.decorateRequest('inFlight', false);
+  app.decorateRequest('work', 'none');
   app.addHook('onRequest', (request, _reply, done) => {
-    request.inFlight = true;
+    request.work = 'running';
     count++;
     done();
+  });
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    // Gone during the onRequest hooks: its stream is destroyed and will never end.
+    if (request.raw.aborted && hasBody(request)) end(request);
+    done(null, payload);
   });
   app.addHook('onSend', (request, _reply, payload, done) => {
     end(request);
@@ -42,12 +54,12 @@ export function registerInFlightWork(app: FastifyInstance): void {
       try {
         return await handler.call(this, request, reply);
       } finally {
-        if (reply.sent) end(request);
+        end(request);
       }
     };
   });
-  // onClose runs once the server accepts nothing more; what is still counted can only finish.
-  app.addHook('onClose', async () => {
-    if (count > 0) await new Promise<void>((resolve) => (idle = resolve));
-  });
+
+  return {
+    idle: () => (count === 0 ? Promise.resolve() : new Promise<void>((resolve) => (onIdle = resolve))),
+  };
 }

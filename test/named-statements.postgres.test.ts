@@ -1,7 +1,7 @@
 /** On PostgreSQL, queries with parameters run as named statements: prepared once per connection. */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, type DatabaseConfig } from '../src/config.js';
 import { createDb, type Db } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { TEST_SECRET_KEY } from './support/harness.js';
@@ -9,10 +9,12 @@ import { createTestDatabase, type TestDatabase } from './support/databases.js';
 
 let database: TestDatabase;
 let db: Db;
+let config: DatabaseConfig;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = createDb(loadConfig({ DATABASE_URL: database.url, APPMETA_SECRET_KEY: TEST_SECRET_KEY }).database);
+  config = loadConfig({ DATABASE_URL: database.url, APPMETA_SECRET_KEY: TEST_SECRET_KEY }).database;
+  db = createDb(config);
   await migrateToLatest(db);
 });
 afterAll(async () => {
@@ -44,5 +46,26 @@ describe('named statements (PostgreSQL)', () => {
       await sql`SELECT count(*) FROM organizations WHERE plan IS NOT NULL`.execute(connection);
       expect(await preparedOn(connection, 'plan IS NOT NULL')).toEqual([]);
     });
+  });
+
+  it('runs a prepared statement again after another instance changed its table', async () => {
+    await sql`CREATE TABLE widgets (id text PRIMARY KEY)`.execute(db.kysely);
+    await sql`INSERT INTO widgets VALUES ('w1')`.execute(db.kysely);
+    const other = createDb(config);
+    try {
+      await db.kysely.connection().execute(async (connection) => {
+        const read = () =>
+          sql<Record<string, unknown>>`SELECT * FROM widgets WHERE id = ${'w1'}`.execute(connection);
+        expect((await read()).rows).toEqual([{ id: 'w1' }]);
+        // A migration run by another instance adds a column to the table.
+        await sql`ALTER TABLE widgets ADD COLUMN color text DEFAULT 'blue'`.execute(other.kysely);
+        expect((await read()).rows).toEqual([{ id: 'w1', color: 'blue' }]);
+        expect((await read()).rows).toEqual([{ id: 'w1', color: 'blue' }]);
+        // Renamed, not left unnamed: the statement is prepared again under its new name.
+        expect(await preparedOn(connection, 'FROM widgets')).toHaveLength(2);
+      });
+    } finally {
+      await other.destroy();
+    }
   });
 });

@@ -96,10 +96,11 @@ const NAMED_STATEMENTS_MAX = 500;
  */
 function withNamedStatements(pool: pg.Pool): PostgresPool {
   const names = new Map<string, string>();
+  let nextName = 0;
   const nameOf = (text: string) => {
     let name = names.get(text);
     if (name === undefined && names.size < NAMED_STATEMENTS_MAX) {
-      name = `appmeta_${names.size}`;
+      name = `appmeta_${nextName++}`;
       names.set(text, name);
     }
     return name;
@@ -109,9 +110,18 @@ function withNamedStatements(pool: pg.Pool): PostgresPool {
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     let wrapper = wrapped.get(client);
     if (wrapper === undefined) {
-      const query = (text: string, values: readonly unknown[]) => {
+      const query = async (text: string, values: readonly unknown[]) => {
         const name = values.length > 0 ? nameOf(text) : undefined;
-        return client.query({ ...(name !== undefined && { name }), text, values: [...values] });
+        try {
+          return await client.query({ ...(name !== undefined && { name }), text, values: [...values] });
+        } catch (error) {
+          // Another instance changed a table this statement reads (a migration): the prepared
+          // statement can no longer run. The text gets a new name, which every connection then
+          // prepares afresh, and this call runs unnamed.
+          if (name === undefined || !isStalePlan(error)) throw error;
+          if (names.get(text) === name) names.delete(text);
+          return client.query({ text, values: [...values] });
+        }
       };
       // No cursor is configured, so Kysely only calls query(sql, parameters).
       wrapper = { query, release: () => client.release() } as unknown as PostgresPoolClient;
@@ -124,6 +134,12 @@ function withNamedStatements(pool: pg.Pool): PostgresPool {
     end: () => pool.end(),
   };
 }
+
+/** PostgreSQL's refusal to run a prepared statement whose result columns have changed. */
+const isStalePlan = (error: unknown) =>
+  error instanceof Error &&
+  (error as { code?: string }).code === '0A000' &&
+  error.message.includes('cached plan must not change result type');
 
 /** What repositories take: the database or a transaction of it (a Transaction is a Kysely). */
 export type Executor = Kysely<Database>;

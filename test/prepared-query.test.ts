@@ -82,4 +82,12 @@ describe('preparedQuery', () => {
     });
     await expect(shaped(db.kysely, false)).rejects.toThrow('argument 0 is not a value');
   });
+
+  it('refuses a call whose arguments do not match the query built', async () => {
+    // A default value hides the argument from build.length: it would be built in, not substituted.
+    const defaulted = preparedQuery((db: Executor, plan: string = 'pro') =>
+      db.selectFrom('organizations').select('id').where('plan', '=', plan),
+    );
+    await expect(defaulted(db.kysely, 'free')).rejects.toThrow('1 arguments for 0');
+  });
 });

@@ -84,7 +84,7 @@ function createPostgres(url: string): Kysely<Database> {
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
 }
 
-/** Most distinct statements a connection keeps prepared; later ones run unnamed (parsed each time). */
+/** Most SQL texts given a name; later ones run unnamed (parsed and planned each time). */
 const NAMED_STATEMENTS_MAX = 500;
 
 /**

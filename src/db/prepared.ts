@@ -17,7 +17,8 @@ interface Compiled<R> {
  * Building a Kysely query costs more than running a small indexed one (the profile in
  * BENCHMARKS.md), so the queries every request runs — the key lookup, a project page — are
  * prepared. `build` receives placeholders for its arguments and must use each only as a value
- * (in a where clause, limit, offset, ...), never to decide the shape of the query.
+ * (in a where clause, limit, offset, ...), never to decide the shape of the query; it declares
+ * each argument plainly (no defaults, no rest), since their number is read from `build.length`.
  *
  * Compiled per executor: a transaction is a new executor, so inside one the query is compiled
  * for each call — correct, just not faster.
@@ -26,9 +27,10 @@ export function preparedQuery<A extends unknown[], R>(
   build: (db: Executor, ...args: A) => Compilable<R>,
 ): (db: Executor, ...args: A) => Promise<R[]> {
   const cache = new WeakMap<Executor, Compiled<R>>();
+  const arity = build.length - 1;
 
   function compile(db: Executor): Compiled<R> {
-    const placeholders = Array.from({ length: build.length - 1 }, (_, i) => new Placeholder(i));
+    const placeholders = Array.from({ length: arity }, (_, i) => new Placeholder(i));
     const query = build(db, ...(placeholders as unknown as A)).compile();
     const slots = query.parameters.map((p) => (p instanceof Placeholder ? p.index : -1));
     // An argument missing from the parameters was used for something other than a value.
@@ -38,6 +40,7 @@ export function preparedQuery<A extends unknown[], R>(
   }
 
   return async (db, ...args) => {
+    if (args.length !== arity) throw new Error(`prepared query: ${args.length} arguments for ${arity}`);
     let compiled = cache.get(db);
     if (compiled === undefined) {
       compiled = compile(db);

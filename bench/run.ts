@@ -85,6 +85,8 @@ const peakRssMb = (pid: number) => {
   return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 };
 
+type LoadResult = Awaited<ReturnType<typeof cannon>>;
+
 async function cannon(options: autocannon.Options) {
   const result = await autocannon({ duration: DURATION, connections: 50, ...options });
   return {
@@ -230,6 +232,16 @@ async function runDatabase(kind: 'sqlite' | 'postgres') {
   });
   const url = `http://127.0.0.1:${port}`;
   await waitHealthy(url);
+  /** A throughput row: the service's run beside the bare server's, and the service's peak RSS. */
+  const pushLoadRow = (scenario: string, run: LoadResult, bareRun: LoadResult) =>
+    rows.push({
+      database: kind,
+      scenario,
+      ...run,
+      rssMb: peakRssMb(service.pid!),
+      bareRps: bareRun.rps,
+      ratio: run.rps / bareRun.rps,
+    });
   try {
     // Scenario 1: the project list of a 1,000-project organization, 50 connections.
     const list = '/api/v1/projects?limit=20';
@@ -243,14 +255,7 @@ async function runDatabase(kind: 'sqlite' | 'postgres') {
       const sampleBody = await sample.text();
       const s1 = await cannon({ url, requests: requests1 });
       const b1 = await bare(sampleBody, sample.headers.get('content-type') ?? 'application/json', {});
-      rows.push({
-        database: kind,
-        scenario: '1 list projects (limit 20, 1,000 projects)',
-        ...s1,
-        rssMb: peakRssMb(service.pid!),
-        bareRps: b1.rps,
-        ratio: s1.rps / b1.rps,
-      });
+      pushLoadRow('1 list projects (limit 20, 1,000 projects)', s1, b1);
     }
 
     // Scenario 2: read a project and edit a listing, 9:1 — one project in each of its own
@@ -287,14 +292,7 @@ async function runDatabase(kind: 'sqlite' | 'postgres') {
         headers: { authorization: `Bearer ${keys2.at(-1)}` },
       });
       const b2 = await bare(await getSample.text(), 'application/json; charset=utf-8', {});
-      rows.push({
-        database: kind,
-        scenario: '2 read project / edit listing 9:1',
-        ...s2,
-        rssMb: peakRssMb(service.pid!),
-        bareRps: b2.rps,
-        ratio: s2.rps / b2.rps,
-      });
+      pushLoadRow('2 read project / edit listing 9:1', s2, b2);
     }
 
     // Scenario 3: does a list page cost more in a bigger organization, or deeper in it? A fixed

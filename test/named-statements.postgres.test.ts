@@ -1,26 +1,17 @@
 /** On PostgreSQL, queries with parameters run as named statements: prepared once per connection. */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type DatabaseConfig } from '../src/config.js';
 import { createDb, type Db } from '../src/db/database.js';
-import { migrateToLatest } from '../src/db/migrate.js';
-import { TEST_SECRET_KEY } from './support/harness.js';
-import { createTestDatabase, type TestDatabase } from './support/databases.js';
+import { openMigratedDb, type MigratedDb } from './support/migrated-db.js';
 
-let database: TestDatabase;
+let opened: MigratedDb;
 let db: Db;
-let config: DatabaseConfig;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  config = loadConfig({ DATABASE_URL: database.url, APPMETA_SECRET_KEY: TEST_SECRET_KEY }).database;
-  db = createDb(config);
-  await migrateToLatest(db);
+  opened = await openMigratedDb();
+  db = opened.db;
 });
-afterAll(async () => {
-  await db.destroy();
-  await database.drop();
-});
+afterAll(() => opened.close());
 
 const preparedOn = async (connection: typeof db.kysely, fragment: string) =>
   (
@@ -51,7 +42,7 @@ describe('named statements (PostgreSQL)', () => {
   it('runs a prepared statement again after another instance changed its table', async () => {
     await sql`CREATE TABLE widgets (id text PRIMARY KEY)`.execute(db.kysely);
     await sql`INSERT INTO widgets VALUES ('w1')`.execute(db.kysely);
-    const other = createDb(config);
+    const other = createDb(opened.config);
     try {
       await db.kysely.connection().execute(async (connection) => {
         const read = () =>

@@ -1,14 +1,11 @@
 /** Queries compiled once and run with new values: each call sees its own arguments, on both databases. */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
-import { createDb, type Db, type Executor } from '../src/db/database.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import type { Db, Executor } from '../src/db/database.js';
 import { preparedQuery } from '../src/db/prepared.js';
-import { TEST_SECRET_KEY } from './support/harness.js';
-import { createTestDatabase, type TestDatabase } from './support/databases.js';
+import { openMigratedDb, type MigratedDb } from './support/migrated-db.js';
 
-let database: TestDatabase;
+let opened: MigratedDb;
 let db: Db;
 
 const organization = (id: string, plan: string) => ({
@@ -20,18 +17,14 @@ const organization = (id: string, plan: string) => ({
 });
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  db = createDb(loadConfig({ DATABASE_URL: database.url, APPMETA_SECRET_KEY: TEST_SECRET_KEY }).database);
-  await migrateToLatest(db);
+  opened = await openMigratedDb();
+  db = opened.db;
   await db.kysely
     .insertInto('organizations')
     .values([organization('org_a', 'free'), organization('org_b', 'pro'), organization('org_c', 'pro')])
     .execute();
 });
-afterAll(async () => {
-  await db.destroy();
-  await database.drop();
-});
+afterAll(() => opened.close());
 
 const byPlan = preparedQuery((db: Executor, plan: string, limit: number) =>
   db

@@ -2,7 +2,13 @@
  * The suite runs once per database: "sqlite" always, "postgres" (with Redis as the rate-limit
  * store) when PostgreSQL is reachable. CI sets APPMETA_REQUIRE_POSTGRES=1, which turns an
  * unreachable PostgreSQL or Redis into a failure instead of a skipped run.
+ *
+ * Files and the tests inside them run in a shuffled order, so that no test can lean on another
+ * one having run first; the seed is printed and APPMETA_TEST_SEED=<seed> replays an order.
+ * Every PostgreSQL database a run creates carries the run's id, and the global teardown drops
+ * whatever is left of them, also when a test failed before its own cleanup.
  */
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
@@ -23,13 +29,18 @@ function reachable(url: string): Promise<boolean> {
 export default defineConfig(async () => {
   const required = process.env.APPMETA_REQUIRE_POSTGRES === '1';
   const [pg, redis] = await Promise.all([reachable(PG_URL), reachable(REDIS_URL)]);
+  // Read by the global setup (same process) and by every test worker (through test.env).
+  process.env.APPMETA_TEST_RUN ??= randomBytes(4).toString('hex');
+  const seed = Number(process.env.APPMETA_TEST_SEED) || Math.floor(Math.random() * 2 ** 31);
+  console.log(`test order seed: ${seed} (replay this order with APPMETA_TEST_SEED=${seed} npm test)`);
+  const env = { APPMETA_TEST_RUN: process.env.APPMETA_TEST_RUN };
   const projects: TestProjectInlineConfiguration[] = [
     {
       extends: true,
       // *.redis.test.ts and *.postgres.test.ts need a shared server (Redis, PostgreSQL): that run only.
       test: {
         name: 'sqlite',
-        env: { APPMETA_TEST_DB: 'sqlite' },
+        env: { ...env, APPMETA_TEST_DB: 'sqlite' },
         exclude: ['test/**/*.redis.test.ts', 'test/**/*.postgres.test.ts'],
       },
     },
@@ -39,7 +50,12 @@ export default defineConfig(async () => {
       extends: true,
       test: {
         name: 'postgres',
-        env: { APPMETA_TEST_DB: 'postgres', APPMETA_TEST_PG_URL: PG_URL, APPMETA_TEST_REDIS_URL: REDIS_URL },
+        env: {
+          ...env,
+          APPMETA_TEST_DB: 'postgres',
+          APPMETA_TEST_PG_URL: PG_URL,
+          APPMETA_TEST_REDIS_URL: REDIS_URL,
+        },
       },
     });
   } else if (required) {
@@ -55,6 +71,8 @@ export default defineConfig(async () => {
     test: {
       projects,
       include: ['test/**/*.test.ts'],
+      globalSetup: pg ? ['test/support/global-setup.ts'] : [],
+      sequence: { shuffle: true, seed },
       testTimeout: 30_000,
       hookTimeout: 30_000,
       pool: 'forks' as const,

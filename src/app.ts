@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { createLogger } from './logger.js';
-import { AppError } from './errors.js';
+import { serviceUnavailable } from './errors.js';
 import type { Api } from './http/api.js';
 import { ok } from './http/envelope.js';
 import { registerErrorHandlers } from './http/error-handler.js';
@@ -201,9 +201,7 @@ function healthRoutes(app: Api, db: Db): void {
       response: { 200: Ok(Type.Object({ status: Type.Literal('ready') })), ...ERRORS },
     },
     handler: async () => {
-      if (!(await db.ping())) {
-        throw new AppError('INTERNAL_ERROR', 'The database is not reachable', undefined, 503);
-      }
+      if (!(await db.ping())) throw serviceUnavailable('The database is not reachable');
       return ok({ status: 'ready' as const });
     },
   });

@@ -12,6 +12,9 @@ export const ERROR_STATUS = {
   CONFLICT: 409,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
+  // departure from design.md §5: a dependency (the database) is unreachable for a moment; the
+  // request can be retried (Retry-After), unlike an INTERNAL_ERROR.
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -53,3 +56,12 @@ export const unauthorized = (message = 'A valid API key is required: Authorizati
   new AppError('UNAUTHORIZED', message);
 
 export const usageLimitExceeded = (message: string) => new AppError('USAGE_LIMIT_EXCEEDED', message);
+
+/** Seconds a client is asked to wait (Retry-After) after a SERVICE_UNAVAILABLE answer. */
+export const UNAVAILABLE_RETRY_AFTER_S = 2;
+
+export const serviceUnavailable = (message: string, cause?: unknown) => {
+  const error = new AppError('SERVICE_UNAVAILABLE', message);
+  if (cause !== undefined) error.cause = cause;
+  return error;
+};

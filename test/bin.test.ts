@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN } from './support/cli.js';
 
 const run = promisify(execFile);
@@ -25,7 +25,8 @@ const stamp = (file: string, secondsAgo: number) => {
 
 const ran = async () => (await run(path.join(root, 'bin/appmeta'), ['serve'])).stdout;
 
-beforeAll(() => {
+// Each test gets its own scratch tree: the build stamps of one must not decide another.
+beforeEach(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-bin-'));
   fs.mkdirSync(path.join(root, 'bin'));
   fs.mkdirSync(path.join(root, 'src/cli'), { recursive: true });
@@ -36,7 +37,7 @@ beforeAll(() => {
   fs.writeFileSync(path.join(root, 'src/cli/main.ts'), entry('src'));
   fs.writeFileSync(path.join(root, 'dist/cli/main.js'), entry('dist'));
 });
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 describe('bin/appmeta', () => {
   it('runs the sources when nothing was built', async () => {
@@ -51,7 +52,10 @@ describe('bin/appmeta', () => {
   });
 
   it('runs the sources again once any source file is newer than the build', async () => {
+    stamp('src/cli/main.ts', 60);
+    fs.writeFileSync(path.join(root, 'dist/.built'), '');
     stamp('dist/.built', 30);
+    expect(await ran()).toBe('dist serve');
     fs.writeFileSync(path.join(root, 'src/cli/later.ts'), '');
     stamp('src/cli/later.ts', 10);
     expect(await ran()).toBe('src serve');

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulators, type RunningEmulators, APP_ID, PACKAGE } from './support/emulators.js';
 import { startHarness, type Harness } from './support/harness.js';
 import { appStoreCredentials, serviceAccount } from './support/store-keys.js';
@@ -16,6 +16,7 @@ afterAll(async () => {
   await h.close();
   await emu.close();
 });
+beforeEach(() => emu.restore());
 
 const put = (api: any, store: string, body: unknown) =>
   api.request('PUT', `/api/v1/organization/credentials/${store}`, body);

@@ -128,8 +128,7 @@ describe('the envelope and error table', () => {
       expect(res.body.error.message).toMatch(/^Internal server error \(request id req_/);
       expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+/);
     } finally {
-      await local.app.close();
-      await local.rateLimiter.close();
+      await local.close();
     }
   });
 });

@@ -367,7 +367,7 @@ describe('POST /api/v1/projects/:projectId/listings/copy', () => {
       { from: 'description', to: 'fullDescription' },
     ]);
     const history = await admin.api.get(`${listingUrl(project, 'playstore', 'zh-CN')}/history`);
-    expect(history.body.data.entries.every((e: any) => e.source === 'copy')).toBe(true);
+    expect(history.body.data.entries.map((e: any) => e.source)).toEqual(['copy', 'copy', 'copy']);
   });
 
   it('validates the copy like an edit and refuses fields without a counterpart', async () => {

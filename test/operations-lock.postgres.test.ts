@@ -1,6 +1,6 @@
 /** Two service instances on one PostgreSQL database: sync and push of one project never interleave. */
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createDb } from '../src/db/database.js';
 import { createRateLimiter } from '../src/modules/rate-limits/rate-limiter.js';
@@ -18,6 +18,7 @@ afterAll(async () => {
   await h.close();
   await emu.close();
 });
+beforeEach(() => emu.restore());
 
 describe('operation lock across instances (PostgreSQL)', () => {
   it('runs syncs and pushes sent to two instances one after the other', async () => {

@@ -1,56 +1,37 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/database.js';
 import { startServer } from '../src/server.js';
-import { BIN } from './support/cli.js';
 import { createTestDatabase, type TestDatabase } from './support/databases.js';
 import { APP_ID, startEmulators } from './support/emulators.js';
 import { TEST_SECRET_KEY } from './support/harness.js';
+import { printedAdminKey, serve } from './support/serve.js';
 
+let dir: string;
 let database: TestDatabase;
 
-beforeAll(async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-serve-'));
+// Each test gets an empty database: "first start" must not depend on which test ran first.
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-serve-'));
   database = await createTestDatabase({ file: path.join(dir, 'serve.db') });
 });
-afterAll(() => database.drop());
+afterEach(async () => {
+  await database.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
-/** Starts `appmeta serve` on a free port and resolves once it listens. */
-function serve() {
-  const child = spawn(BIN, ['serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: database.url,
-      APPMETA_SECRET_KEY: TEST_SECRET_KEY,
-      PORT: '0',
-    },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const listening = new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /"url":"(http:\/\/[^"]+)".*appmeta is listening/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, listening, exited, output: () => ({ stdout, stderr }) };
-}
+const serveHere = () => serve({ DATABASE_URL: database.url, APPMETA_SECRET_KEY: TEST_SECRET_KEY });
 
 describe('appmeta serve', () => {
   it('creates the default organization on first start and prints its admin key once; SIGTERM exits 0', async () => {
-    const first = serve();
+    const first = serveHere();
     const url = await first.listening;
-    const key = /Admin API key \(shown once, store it now\): (amk_\S+)/.exec(first.output().stdout)?.[1];
+    const key = printedAdminKey(first);
     expect(key).toBeDefined();
     expect(first.output().stdout).toContain('Use it as: curl -H "Authorization: Bearer');
     const org = (await (
@@ -62,7 +43,7 @@ describe('appmeta serve', () => {
     expect(await first.exited).toBe(0);
     expect(first.output().stderr).toContain('stopped');
 
-    const second = serve();
+    const second = serveHere();
     await second.listening;
     expect(second.output().stdout).not.toContain('amk_');
     second.child.kill('SIGTERM');

@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { serviceUnavailable } from '../errors.js';
 import type { Database } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -79,22 +80,30 @@ function createPostgres(url: string): Kysely<Database> {
     statement_timeout: STATEMENT_TIMEOUT_MS,
     connectionTimeoutMillis: 5_000,
   });
-  // An idle client that loses its connection emits 'error'; without a listener that kills the process.
+  // An idle client that loses its connection emits 'error' (the pool re-emits it here); the pool
+  // discards that client by itself, and without a listener the event would kill the process.
   pool.on('error', () => undefined);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: resilientPool(pool) }) });
 }
 
 /** Most SQL texts given a name; later ones run unnamed (parsed and planned each time). */
 const NAMED_STATEMENTS_MAX = 500;
 
 /**
- * Kysely sends every query unnamed, so PostgreSQL parses and plans it anew each time — for our
- * small indexed queries that costs more than running them (BENCHMARKS.md). Queries with
- * parameters are sent as named statements instead, one name per SQL text, which each connection
- * prepares once and then only binds and executes. Statements without parameters (transaction
- * control, migrations' DDL) stay unnamed.
+ * The pool as Kysely sees it, adding what a service under load needs from PostgreSQL:
+ *
+ * - Named statements. Kysely sends every query unnamed, so PostgreSQL parses and plans it anew
+ *   each time — for our small indexed queries that costs more than running them (BENCHMARKS.md).
+ *   Queries with parameters are sent as named statements instead, one name per SQL text, which
+ *   each connection prepares once and then only binds and executes. Statements without parameters
+ *   (transaction control, migrations' DDL) stay unnamed.
+ * - Surviving a lost connection. When PostgreSQL ends a backend (a restart, a failover,
+ *   pg_terminate_backend, a proxy's idle timeout) the client emits 'error' even while Kysely holds
+ *   it; every client therefore gets a listener, a broken client is discarded on release, and the
+ *   failure becomes a 503 SERVICE_UNAVAILABLE. A read outside a transaction is run once more on a
+ *   fresh connection first, since repeating it cannot change anything.
  */
-function withNamedStatements(pool: pg.Pool): PostgresPool {
+function resilientPool(pool: pg.Pool): PostgresPool {
   const names = new Map<string, string>();
   let nextName = 0;
   const nameOf = (text: string) => {
@@ -105,41 +114,116 @@ function withNamedStatements(pool: pg.Pool): PostgresPool {
     }
     return name;
   };
+
+  const broken = new WeakMap<pg.PoolClient, Error>();
+  const watched = new WeakSet<pg.PoolClient>();
+  const acquire = async (): Promise<pg.PoolClient> => {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw isConnectionLoss(error) ? unavailable(error) : error;
+    }
+    if (!watched.has(client)) {
+      watched.add(client);
+      client.on('error', (error: Error) => broken.set(client, error));
+    }
+    return client;
+  };
+  // Released with its error, a broken client is destroyed by the pool instead of reused.
+  const release = (client: pg.PoolClient) => client.release(broken.get(client));
+
+  async function run(client: pg.PoolClient, text: string, values: readonly unknown[]) {
+    const name = values.length > 0 ? nameOf(text) : undefined;
+    try {
+      return await client.query({ ...(name !== undefined && { name }), text, values: [...values] });
+    } catch (error) {
+      // Another instance changed a table this statement reads (a migration): the prepared
+      // statement can no longer run. The text gets a new name, which every connection then
+      // prepares afresh, and this call runs unnamed.
+      if (name === undefined || !isStalePlan(error)) throw error;
+      if (names.get(text) === name) names.delete(text);
+      return client.query({ text, values: [...values] });
+    }
+  }
+
   // Kysely keys its connection state by client object, so each pg client keeps one wrapper.
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     let wrapper = wrapped.get(client);
-    if (wrapper === undefined) {
-      const query = async (text: string, values: readonly unknown[]) => {
-        const name = values.length > 0 ? nameOf(text) : undefined;
+    if (wrapper !== undefined) return wrapper;
+    let inTransaction = false;
+    const query = async (text: string, values: readonly unknown[]) => {
+      if (TRANSACTION_START.test(text)) inTransaction = true;
+      else if (TRANSACTION_END.test(text)) inTransaction = false;
+      try {
+        return await run(client, text, values);
+      } catch (error) {
+        if (!isConnectionLoss(error)) throw error;
+        if (inTransaction || !READ.test(text)) throw unavailable(error);
+        const fresh = await acquire();
         try {
-          return await client.query({ ...(name !== undefined && { name }), text, values: [...values] });
-        } catch (error) {
-          // Another instance changed a table this statement reads (a migration): the prepared
-          // statement can no longer run. The text gets a new name, which every connection then
-          // prepares afresh, and this call runs unnamed.
-          if (name === undefined || !isStalePlan(error)) throw error;
-          if (names.get(text) === name) names.delete(text);
-          return client.query({ text, values: [...values] });
+          return await run(fresh, text, values);
+        } catch (retryError) {
+          throw isConnectionLoss(retryError) ? unavailable(retryError) : retryError;
+        } finally {
+          release(fresh);
         }
-      };
-      // No cursor is configured, so Kysely only calls query(sql, parameters).
-      wrapper = { query, release: () => client.release() } as unknown as PostgresPoolClient;
-      wrapped.set(client, wrapper);
-    }
+      }
+    };
+    // No cursor is configured, so Kysely only calls query(sql, parameters).
+    wrapper = {
+      query,
+      release: () => {
+        inTransaction = false;
+        release(client);
+      },
+    } as unknown as PostgresPoolClient;
+    wrapped.set(client, wrapper);
     return wrapper;
   };
   return {
-    connect: async () => wrap(await pool.connect()),
+    connect: async () => wrap(await acquire()),
     end: () => pool.end(),
   };
 }
+
+const TRANSACTION_START = /^\s*(begin|start transaction)\b/i;
+const TRANSACTION_END = /^\s*(commit|rollback)\b/i;
+const READ = /^\s*select\b/i;
 
 /** PostgreSQL's refusal to run a prepared statement whose result columns have changed. */
 const isStalePlan = (error: unknown) =>
   error instanceof Error &&
   (error as { code?: string }).code === '0A000' &&
   error.message.includes('cached plan must not change result type');
+
+const LOST_CONNECTION_CODES = new Set([
+  // PostgreSQL: admin_shutdown (pg_terminate_backend, fast shutdown), crash_shutdown, cannot_connect_now
+  '57P01',
+  '57P02',
+  '57P03',
+  // the socket
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+
+/** Whether an error means the server or the connection to it is gone, as opposed to a bad query. */
+export function isConnectionLoss(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  // Class 08: connection_exception and its subclasses.
+  if (typeof code === 'string' && (code.startsWith('08') || LOST_CONNECTION_CODES.has(code))) return true;
+  return /Connection terminated|not queryable|timeout exceeded when trying to connect/i.test(error.message);
+}
+
+const unavailable = (cause: unknown) =>
+  serviceUnavailable('The database cannot be reached right now; retry shortly', cause);
 
 /** What repositories take: the database or a transaction of it (a Transaction is a Kysely). */
 export type Executor = Kysely<Database>;

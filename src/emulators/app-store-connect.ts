@@ -171,8 +171,13 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
     infoLocs,
     versionLocs,
     load,
+    /** Forgets everything: data, settings and counters. */
     reset() {
       for (const map of [keys, apps, appInfos, versions, infoLocs, versionLocs, usage]) map.clear();
+      hourlyLimit = 3600;
+      pageSize = 200;
+      counters.requests = 0;
+      counters.writes = 0;
     },
     /** Counts a request against the key's rolling hour; returns the remaining allowance. */
     count(keyId: string): { limit: number; remaining: number } {

@@ -121,8 +121,12 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
     get tokenTtl() {
       return tokenTtl;
     },
+    /** Forgets everything: data, settings and counters. */
     reset() {
       for (const map of [accounts, apps, tokens, edits]) map.clear();
+      editTtl = 3600;
+      tokenTtl = 3599;
+      for (const key of Object.keys(counters) as (keyof typeof counters)[]) counters[key] = 0;
     },
     /** Edits still open (neither committed nor deleted nor expired). */
     openEdits: () => [...edits.values()].filter((e) => e.status === 'open' && e.expiresAt > now()),

@@ -22,6 +22,8 @@ export interface Emulators {
   appStore: AppStoreState;
   play: PlayState;
   faults: Faults;
+  /** Back to the seed the emulators started with: state, counters and faults. */
+  restore(): void;
 }
 
 export function createEmulators(seed: EmulatorSeed = {}, options: { now?: () => number } = {}): Emulators {
@@ -30,6 +32,14 @@ export function createEmulators(seed: EmulatorSeed = {}, options: { now?: () => 
   const play = createPlayState(seed.playstore, now);
   const faults = createFaults();
   const app = Fastify({ logger: false, bodyLimit: 5 * 1024 * 1024 });
+
+  const restore = () => {
+    appStore.reset();
+    play.reset();
+    faults.clear();
+    appStore.load(seed.appstore ?? {});
+    play.load(seed.playstore ?? {});
+  };
 
   registerAppStoreEmulator(app, appStore, faults);
   registerGooglePlayEmulator(app, play, faults);
@@ -40,6 +50,10 @@ export function createEmulators(seed: EmulatorSeed = {}, options: { now?: () => 
       if (body.appstore) appStore.load(body.appstore);
       if (body.playstore) play.load(body.playstore);
       return { seeded: true };
+    });
+    admin.post('/__admin/restore', async () => {
+      restore();
+      return { restored: true };
     });
     admin.post('/__admin/reset', async () => {
       appStore.reset();
@@ -62,5 +76,5 @@ export function createEmulators(seed: EmulatorSeed = {}, options: { now?: () => 
       openEdits: play.openEdits().map((e) => ({ id: e.id, packageName: e.packageName })),
     }));
   });
-  return { app, appStore, play, faults };
+  return { app, appStore, play, faults, restore };
 }

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorDetail } from '../errors.js';
+import { AppError, UNAVAILABLE_RETRY_AFTER_S, type ErrorDetail } from '../errors.js';
 
 interface AjvError {
   instancePath: string;
@@ -81,6 +81,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
         : 'Bearer realm="appmeta", error="invalid_token"',
     );
   }
+  if (error.code === 'SERVICE_UNAVAILABLE') reply.header('Retry-After', UNAVAILABLE_RETRY_AFTER_S);
   const message =
     error.code === 'INTERNAL_ERROR' ? `${error.message} (request id ${request.id})` : error.message;
   return reply.status(error.status).send({
@@ -92,7 +93,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) {
+    if (appError.code === 'SERVICE_UNAVAILABLE') {
+      request.log.warn({ err: appError.cause ?? error }, appError.message);
+    } else if (appError.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     } else {
       request.log.info({ code: appError.code, status: appError.status }, appError.message);

@@ -191,10 +191,16 @@ export async function startHarness(
     client,
     given,
     async close() {
-      await app.close();
-      await rateLimiter.close();
-      await db.destroy();
-      if (options.database === undefined) await database.drop();
+      try {
+        await app.close();
+      } finally {
+        try {
+          await rateLimiter.close();
+          await db.destroy();
+        } finally {
+          if (options.database === undefined) await database.drop();
+        }
+      }
     },
   };
 }

@@ -1,0 +1,184 @@
+/**
+ * PostgreSQL going away under load: backends terminated (failover, proxy idle timeout,
+ * pg_terminate_backend) and a server restart. The service is a real `appmeta serve` process: it
+ * must stay up, answer 503 SERVICE_UNAVAILABLE with Retry-After (never 500, never a dropped
+ * connection) while the database is gone, be ready again after, and keep every write it confirmed.
+ */
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { adminUrl, createTestDatabase, type TestDatabase } from './support/databases.js';
+import { TEST_SECRET_KEY } from './support/harness.js';
+import { createPostgresCluster, type PostgresCluster } from './support/postgres-cluster.js';
+import { printedAdminKey, serve } from './support/serve.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function startService(databaseUrl: string) {
+  const served = serve({ DATABASE_URL: databaseUrl, APPMETA_SECRET_KEY: TEST_SECRET_KEY });
+  cleanups.push(async () => {
+    if (served.child.exitCode === null) {
+      served.child.kill('SIGTERM');
+      await served.exited;
+    }
+  });
+  const url = await served.listening;
+  const key = printedAdminKey(served);
+  if (key === undefined) throw new Error('the first start printed no admin key');
+  return { served, url, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } };
+}
+
+interface LoadReport {
+  ok: number;
+  unavailable: number;
+  /** Anything else: 500s, other statuses, dropped connections. Must stay empty. */
+  unexpected: string[];
+  /** Projects whose creation was confirmed (201). */
+  created: string[];
+}
+
+/** Eight clients reading pages and creating projects until `stop()`. */
+function steadyLoad(url: string, headers: Record<string, string>) {
+  const report: LoadReport = { ok: 0, unavailable: 0, unexpected: [], created: [] };
+  let running = true;
+  const client = async (n: number) => {
+    for (let i = 0; running; i++) {
+      const write = i % 3 === 0;
+      try {
+        const res = write
+          ? await fetch(`${url}/api/v1/projects`, {
+              method: 'POST',
+              headers,
+              body: JSON.stringify({ name: `load ${n}-${i}` }),
+            })
+          : await fetch(`${url}/api/v1/projects?limit=5`, { headers });
+        const body = (await res.json()) as any;
+        if (res.status < 300) {
+          report.ok += 1;
+          if (write) report.created.push(body.data.projectId);
+        } else if (
+          res.status === 503 &&
+          body.error.code === 'SERVICE_UNAVAILABLE' &&
+          Number(res.headers.get('retry-after')) > 0
+        ) {
+          report.unavailable += 1;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        } else {
+          report.unexpected.push(`${res.status} ${JSON.stringify(body)}`);
+        }
+      } catch (error) {
+        report.unexpected.push(`no response: ${(error as Error).message}`);
+      }
+    }
+  };
+  const done = Promise.all(Array.from({ length: 8 }, (_, n) => client(n)));
+  return {
+    report,
+    stop: async () => {
+      running = false;
+      await done;
+      return report;
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function readiness(url: string) {
+  const res = await fetch(`${url}/readyz`);
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+async function waitUntilReady(url: string) {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if ((await readiness(url)).status === 200) return;
+    await sleep(100);
+  }
+  throw new Error('the service did not become ready again');
+}
+
+/** After the fault: every request succeeds and every confirmed project is still there. */
+async function expectHealthyAndComplete(
+  service: Awaited<ReturnType<typeof startService>>,
+  report: LoadReport,
+) {
+  const { url, headers, served } = service;
+  expect(report.unexpected).toEqual([]);
+  expect(report.ok).toBeGreaterThan(20);
+  expect(report.created.length).toBeGreaterThan(5);
+  expect(served.child.exitCode).toBeNull();
+
+  const after = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      i % 2 === 0
+        ? fetch(`${url}/api/v1/projects?limit=1`, { headers })
+        : fetch(`${url}/api/v1/projects`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ name: `after ${i}` }),
+          }),
+    ),
+  );
+  expect(after.map((res) => res.status).filter((status) => status >= 300)).toEqual([]);
+
+  const stored = new Set<string>();
+  for (let offset = 0; ; offset += 100) {
+    const page = (await (
+      await fetch(`${url}/api/v1/projects?limit=100&offset=${offset}`, { headers })
+    ).json()) as any;
+    for (const project of page.data.projects) stored.add(project.id);
+    if (page.data.projects.length < 100) break;
+  }
+  expect(report.created.filter((id) => !stored.has(id))).toEqual([]);
+  expect(served.output().stderr).not.toMatch(/uncaught|unhandled/i);
+}
+
+describe('PostgreSQL connection loss (a real appmeta serve process)', () => {
+  it('survives every backend being terminated several times under load', async () => {
+    const database: TestDatabase = await createTestDatabase();
+    cleanups.push(() => database.drop());
+    const service = await startService(database.url);
+    const name = new URL(database.url).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: adminUrl() });
+    await admin.connect();
+    cleanups.push(() => admin.end());
+
+    const load = steadyLoad(service.url, service.headers);
+    await sleep(300);
+    let terminated = 0;
+    for (let round = 0; round < 4; round++) {
+      const { rowCount } = await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [name],
+      );
+      terminated += rowCount ?? 0;
+      await sleep(250);
+    }
+    const report = await load.stop();
+    expect(terminated).toBeGreaterThan(4);
+    await waitUntilReady(service.url);
+    await expectHealthyAndComplete(service, report);
+  });
+
+  it('survives a PostgreSQL restart under load, and /readyz says so while it is down', async () => {
+    const cluster: PostgresCluster = await createPostgresCluster();
+    cleanups.push(() => cluster.destroy());
+    const service = await startService(cluster.url);
+
+    const load = steadyLoad(service.url, service.headers);
+    await sleep(400);
+    await cluster.stop();
+    await sleep(300);
+    const down = await readiness(service.url);
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+    await cluster.start();
+    await waitUntilReady(service.url);
+    await sleep(300);
+    const report = await load.stop();
+    expect(report.unavailable).toBeGreaterThan(0);
+    await expectHealthyAndComplete(service, report);
+  });
+});

@@ -8,7 +8,8 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { createDb, type Db } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { AppError, notFound } from '../errors.js';
+import { AppError, invalidField, notFound } from '../errors.js';
+import { IMPORT_LIMITS } from '../modules/listings/fastlane-transfer.js';
 import { operatorContext, type RequestContext } from '../modules/access/context.js';
 import { findProjectAnywhere } from '../modules/projects/projects.repository.js';
 import { createServices, type Services } from '../services.js';
@@ -217,9 +218,9 @@ export function buildCli(): Command {
     .requiredOption('--project <id>', 'project id')
     .requiredOption('--dir <path>', 'directory holding fastlane/metadata or metadata')
     .action(async (options: { project: string; dir: string }) => {
-      const files = await readTree(options.dir);
+      const { files, unread } = await readTree(options.dir);
       const result = await withProject(options.project, (ctx, services) =>
-        services.fastlane.importFiles(ctx, options.project, files),
+        services.fastlane.importFiles(ctx, options.project, files, unread),
       );
       emit(output(), result, [
         ...result.imported.map((i) => `Imported ${i.store}/${i.locale}: ${i.fields} fields`),
@@ -248,18 +249,29 @@ async function withProject<T>(
   });
 }
 
-/** Every regular file under a directory, keyed by its path relative to it (hidden files skipped). */
-async function readTree(root: string): Promise<Map<string, string>> {
+/**
+ * The text files under a directory (what a fastlane tree's listings are), keyed by their path
+ * relative to it, and the other files' paths; hidden files and links are left out.
+ */
+async function readTree(root: string): Promise<{ files: Map<string, string>; unread: string[] }> {
   const files = new Map<string, string>();
+  const unread: string[] = [];
   const entries = await fs.readdir(root, { recursive: true, withFileTypes: true });
   for (const entry of entries) {
     if (!entry.isFile()) continue;
     const full = path.join(entry.parentPath, entry.name);
     const relative = path.relative(root, full).split(path.sep).join('/');
     if (relative.split('/').some((part) => part.startsWith('.'))) continue;
+    if (!relative.endsWith('.txt')) {
+      unread.push(relative);
+      continue;
+    }
+    if ((await fs.stat(full)).size > IMPORT_LIMITS.maxEntryBytes) {
+      throw invalidField(relative, `is larger than ${IMPORT_LIMITS.maxEntryBytes} bytes`);
+    }
     files.set(relative, await fs.readFile(full, 'utf8'));
   }
-  return files;
+  return { files, unread };
 }
 
 /** Entry point of bin/appmeta. */

@@ -1,20 +1,66 @@
 /** Import and export of a project's listings in the fastlane layouts, as archives or file maps. */
-import { invalid } from '../../errors.js';
-import { packArchive, unpackArchive, type ArchiveFormat } from '../../shared/archive.js';
+import type { Readable } from 'node:stream';
+import { AppError, invalid, invalidField } from '../../errors.js';
+import {
+  ArchiveError,
+  packArchive,
+  readArchive,
+  type ArchiveFormat,
+  type ArchiveLimits,
+} from '../../shared/archive.js';
 import type { RequestContext } from '../access/context.js';
 import { describeSource, fromFastlaneFiles, toFastlaneFiles } from './fastlane.js';
 import type { ListingsService } from './listings.service.js';
 
-const ARCHIVE_LIMITS = { maxFiles: 5_000, maxBytes: 20 * 1024 * 1024 };
+const MIB = 1024 * 1024;
+/**
+ * A fastlane metadata tree is a few hundred small text files; these limits leave room for whole
+ * repositories' fastlane folders (screenshots are listed, not read) and nothing like a bomb.
+ */
+export const IMPORT_LIMITS: ArchiveLimits = {
+  maxCompressedBytes: 10 * MIB,
+  maxTotalBytes: 20 * MIB,
+  maxEntryBytes: 5 * MIB,
+  maxEntries: 5_000,
+  maxRatio: 100,
+  maxDepth: 16,
+};
+
+/** The files of a tree that are read: listing texts. Everything else is only listed as skipped. */
+const isText = (path: string) => path.endsWith('.txt');
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Decodes the text files of an archive; a file that is not UTF-8 is 400 naming it. */
+function decodeTexts(files: Map<string, Buffer>): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const [path, bytes] of files) {
+    try {
+      texts.set(path, utf8.decode(bytes));
+    } catch {
+      throw invalidField(path, 'is not UTF-8 text');
+    }
+  }
+  return texts;
+}
 
 export function createFastlaneTransfer(listings: ListingsService) {
   async function exportFiles(ctx: RequestContext, projectId: string): Promise<Map<string, string>> {
     return toFastlaneFiles(await listings.list(ctx, projectId));
   }
 
-  /** All or nothing: every file is validated before anything is written. */
-  async function importFiles(ctx: RequestContext, projectId: string, files: Map<string, string>) {
+  /**
+   * All or nothing: every file is validated before anything is written. `unread` names files of
+   * the tree that were not read (not text), reported as skipped.
+   */
+  async function importFiles(
+    ctx: RequestContext,
+    projectId: string,
+    files: Map<string, string>,
+    unread: string[] = [],
+  ) {
     const tree = fromFastlaneFiles(files);
+    tree.skipped = [...tree.skipped, ...unread].sort();
     if (tree.batch.length === 0) {
       throw invalid(
         'No listing texts found: expected fastlane/metadata/<locale>/*.txt or fastlane/metadata/android/<language>/*.txt',
@@ -45,14 +91,25 @@ export function createFastlaneTransfer(listings: ListingsService) {
     async exportArchive(ctx: RequestContext, projectId: string, format: ArchiveFormat): Promise<Buffer> {
       return packArchive(await exportFiles(ctx, projectId), format);
     },
-    async importArchive(ctx: RequestContext, projectId: string, archive: Buffer) {
-      let files: Map<string, string>;
+    /**
+     * Imports an archive sent as a stream. The caller's role and the project are checked before
+     * a byte of the body is read; the archive is read within IMPORT_LIMITS (413 or 400 naming
+     * the limit or the entry).
+     */
+    async importArchive(ctx: RequestContext, projectId: string, archive: Readable | Buffer) {
+      await listings.checkEditable(ctx, projectId);
+      let files: Map<string, Buffer>;
+      let names: string[];
       try {
-        files = await unpackArchive(archive, ARCHIVE_LIMITS);
+        ({ files, names } = await readArchive(archive, IMPORT_LIMITS, isText));
       } catch (error) {
-        throw invalid(`The body is not a readable tar.gz or zip archive: ${(error as Error).message}`);
+        if (!(error instanceof ArchiveError)) throw error;
+        throw error.kind === 'tooLarge'
+          ? new AppError('INVALID_REQUEST', error.message, undefined, 413)
+          : invalid(error.message);
       }
-      return importFiles(ctx, projectId, files);
+      const unread = names.filter((name) => !files.has(name));
+      return importFiles(ctx, projectId, decodeTexts(files), unread);
     },
   };
 }

@@ -510,6 +510,12 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
       return { listings, warnings };
     },
 
+    /** Throws unless the caller may edit the project's listings (403) and the project exists (404). */
+    async checkEditable(ctx: RequestContext, projectId: string): Promise<void> {
+      authorize(ctx, 'listings.edit');
+      await loadProject(ctx, projectId);
+    },
+
     /** Sorted locales with a listing in either store: the project's `metadata.locales`. */
     locales: (projectId: string) => repo.activeLocales(db, projectId),
   };

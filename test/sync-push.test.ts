@@ -447,3 +447,48 @@ describe('one operation at a time per project', () => {
     for (let i = 1; i < spans.length; i++) expect(spans[i][0] >= spans[i - 1][1]).toBe(true);
   });
 });
+
+describe('approval and push', () => {
+  it('never sends the store an edit that raced a push after approval', async () => {
+    await admin.api.patch('/api/v1/organization', { settings: { requireApproval: true } });
+    try {
+      const member = await h.given.member(org, 'member');
+      const project = await newProject();
+      await admin.api.post(`/api/v1/projects/${project}/sync`, {});
+      const edit = (text: string) =>
+        member.api.patch(`/api/v1/projects/${project}/listings/appstore/en-US`, { promotionalText: text });
+      expect((await edit('Approved text')).status).toBe(200);
+      expect((await admin.api.post(`/api/v1/projects/${project}/approvals`)).status).toBe(201);
+
+      // A slow sync holds the project's operation lock; the member's push waits for it, and the
+      // member edits the approved field while the push waits.
+      emu.faults.set([{ route: 'GET /v1/*', latencyMs: 300 }]);
+      const sync = admin.api.post(`/api/v1/projects/${project}/sync`, { store: 'appstore' });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const push = member.api.post(`/api/v1/projects/${project}/push`, { store: 'appstore' });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await edit('Unapproved text')).status).toBe(200);
+      expect((await sync).status).toBe(200);
+      const pushed = await push;
+      emu.faults.clear();
+
+      expect(pushed.status).toBe(403);
+      expect(pushed.body.error.code).toBe('APPROVAL_REQUIRED');
+      const texts = Object.values(emu.appStore.snapshot(APP_ID)).map(
+        (v) => v.versions['en-US']?.promotionalText,
+      );
+      expect(texts).not.toContain('Unapproved text');
+      expect(texts).not.toContain('Approved text');
+
+      // Approved as it now stands, the same push goes through with exactly that text.
+      expect((await admin.api.post(`/api/v1/projects/${project}/approvals`)).status).toBe(201);
+      const again = await member.api.post(`/api/v1/projects/${project}/push`, { store: 'appstore' });
+      expect(again.body.data.appStore).toEqual({ pushed: true, locales: 1 });
+      expect(emu.appStore.snapshot(APP_ID)['ver-2']!.versions['en-US']!.promotionalText).toBe(
+        'Unapproved text',
+      );
+    } finally {
+      await admin.api.patch('/api/v1/organization', { settings: { requireApproval: false } });
+    }
+  });
+});

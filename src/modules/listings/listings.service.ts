@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Executor } from '../../db/database.js';
 import { AppError, invalid, invalidField, notFound, type ErrorDetail } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
@@ -23,7 +22,6 @@ import {
 } from './fields.js';
 import type {
   EditSource,
-  FieldChange,
   FieldEdits,
   FieldState,
   FieldView,
@@ -32,6 +30,13 @@ import type {
   ListingDiff,
 } from './listing.js';
 import * as repo from './listings.repository.js';
+import { changesetOf, fieldState, isEmpty, type Changeset } from './changeset.js';
+
+/** A project's pending changeset and whether an admin approved exactly it. */
+export interface Pending {
+  changeset: Changeset;
+  approval: ListingDiff['approval'];
+}
 
 export interface EditResult {
   listing: Listing;
@@ -43,11 +48,6 @@ export interface ListingEdits {
   store: Store;
   locale: string;
   edits: FieldEdits;
-}
-
-function fieldState(row: repo.FieldRow): FieldState {
-  if (row.in_conflict === 1) return 'conflict';
-  return row.value === row.base ? 'unchanged' : 'modified';
 }
 
 function toListing(row: repo.ListingWithFields): Listing {
@@ -109,20 +109,6 @@ export function validateEdits(
   if (details.length > 0) {
     throw invalid(`Invalid listing: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`, details);
   }
-}
-
-/** JSON with object keys sorted at every level: equal diffs hash equally whatever the row order. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-function diffHash(stores: ListingDiff['stores'], removed: ListingDiff['removedLocales']): string {
-  return createHash('sha256').update(canonicalJson({ stores, removed })).digest('hex');
 }
 
 export function createListingsService(deps: { db: Executor; clock: Clock; projects: ProjectsService }) {
@@ -216,52 +202,39 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
     });
   }
 
-  async function computeDiff(
+  /** Whether the pending changes need an approval, and whether this exact changeset has one. */
+  async function approvalOf(
     executor: Executor,
     ctx: RequestContext,
     projectId: string,
-  ): Promise<ListingDiff> {
-    const rows = await repo.listListings(executor, ctx.organizationId, projectId);
-    const stores: ListingDiff['stores'] = {};
-    const removedLocales: ListingDiff['removedLocales'] = {};
-    let changeCount = 0;
-    for (const row of rows) {
-      const store = row.store as Store;
-      if (row.status === 'removed') {
-        if (row.fields.some((f) => f.base !== null)) (removedLocales[store] ??= []).push(row.locale);
-        continue;
-      }
-      const order = fieldNames(store);
-      const fields = [...row.fields].sort((a, b) => order.indexOf(a.field) - order.indexOf(b.field));
-      for (const field of fields) {
-        const state = fieldState(field);
-        if (state === 'unchanged') continue;
-        const change: FieldChange = { old: field.base, new: field.value };
-        if (state === 'conflict') change.conflict = { storeValue: field.conflict_value };
-        ((stores[store] ??= {})[row.locale] ??= {})[field.field] = change;
-        changeCount += 1;
-      }
-    }
-    const hash = diffHash(stores, removedLocales);
+    changeset: Changeset,
+  ): Promise<ListingDiff['approval']> {
     const org = await findOrganization(executor, ctx.organizationId);
     const required = org !== undefined && parseSettings(org.settings).requireApproval;
     const approval = await repo.latestApproval(executor, projectId);
-    const pending = changeCount > 0 || Object.keys(removedLocales).length > 0;
-    const approved = pending && approval?.diff_hash === hash;
+    const approved = !isEmpty(changeset) && approval?.diff_hash === changeset.hash;
     return {
-      inSync: !pending,
-      changeCount,
-      stores,
-      removedLocales,
-      hash,
-      approval: {
-        required,
-        approved,
-        approvedBy: approved ? approval.approved_by : null,
-        approvedAt: approved ? approval.created_at : null,
-      },
+      required,
+      approved,
+      approvedBy: approved ? approval.approved_by : null,
+      approvedAt: approved ? approval.created_at : null,
     };
   }
+
+  /** The project's pending changeset, read once, with its approval state. */
+  async function pending(executor: Executor, ctx: RequestContext, projectId: string): Promise<Pending> {
+    const changeset = changesetOf(await repo.listListings(executor, ctx.organizationId, projectId));
+    return { changeset, approval: await approvalOf(executor, ctx, projectId, changeset) };
+  }
+
+  const diffOf = ({ changeset, approval }: Pending): ListingDiff => ({
+    inSync: isEmpty(changeset),
+    changeCount: changeset.changeCount,
+    stores: changeset.stores,
+    removedLocales: changeset.removedLocales,
+    hash: changeset.hash,
+    approval,
+  });
 
   return {
     async list(ctx: RequestContext, projectId: string): Promise<Listing[]> {
@@ -318,7 +291,7 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
     async diff(ctx: RequestContext, projectId: string, store: Store | 'both' = 'both'): Promise<ListingDiff> {
       authorize(ctx, 'listings.read');
       await loadProject(ctx, projectId);
-      const diff = await computeDiff(db, ctx, projectId);
+      const diff = diffOf(await pending(db, ctx, projectId));
       if (store === 'both') return diff;
       // The hash and approval stay those of the whole project: an approval covers every store.
       const only = <T>(byStore: Partial<Record<Store, T>>) =>
@@ -449,7 +422,7 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
       authorize(ctx, 'listings.approve');
       await loadProject(ctx, projectId);
       return db.transaction().execute(async (trx) => {
-        const diff = await computeDiff(trx, ctx, projectId);
+        const diff = diffOf(await pending(trx, ctx, projectId));
         if (diff.inSync) throw invalid('There are no pending changes to approve');
         const approval = {
           id: newId('appr'),
@@ -471,13 +444,19 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
     },
 
     /**
-     * The push gate of design.md §6: with `requireApproval` on, a non-admin may push only a diff
-     * that an admin approved as it stands. Throws 403 APPROVAL_REQUIRED otherwise.
+     * The pending changeset of a project and its approval state, read once: a push plans from it
+     * and checks its approval against it (see assertPushAllowed), so what is pushed is exactly
+     * what was approved. Call it while holding the project's operation lock.
      */
-    async assertPushAllowed(ctx: RequestContext, projectId: string): Promise<void> {
+    pending: (ctx: RequestContext, projectId: string) => pending(db, ctx, projectId),
+
+    /**
+     * The push gate of design.md §6: with `requireApproval` on, a non-admin may push only a
+     * changeset that an admin approved as it stands. Throws 403 APPROVAL_REQUIRED otherwise.
+     */
+    assertPushAllowed(ctx: RequestContext, { changeset, approval }: Pending): void {
       if (ctx.principal.role === 'admin') return;
-      const diff = await computeDiff(db, ctx, projectId);
-      if (diff.approval.required && !diff.inSync && !diff.approval.approved) {
+      if (approval.required && !isEmpty(changeset) && !approval.approved) {
         throw new AppError(
           'APPROVAL_REQUIRED',
           'This organization requires an admin to approve pending changes before a push (POST /projects/:projectId/approvals)',

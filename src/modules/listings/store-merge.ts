@@ -1,9 +1,9 @@
 /**
  * The bookkeeping of sync and push on listings (design.md §9). Sync is a three-way merge of the
- * store's text into value/base; push takes the fields whose value differs from base and, once a
- * store accepted them, moves base up to value.
+ * store's text into value/base; push (planned from the changeset, changeset.ts) writes the fields
+ * whose value differs from base and, once a store accepted them, moves base up to value.
  */
-import type { FieldValues, LocaleChange, StoreSnapshot } from '../../connectors/store-connector.js';
+import type { LocaleChange, StoreSnapshot } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../shared/ids.js';
 import type { Store } from '../stores/locales.js';
@@ -116,46 +116,6 @@ export async function mergeSnapshot(
   }
   await repo.insertHistory(db, history);
   return result;
-}
-
-export interface PushPlan {
-  changes: LocaleChange[];
-  /** Locales deleted here that the store still has (pushed only with prune). */
-  removals: string[];
-  /** Fields left out because they are in conflict with the store. */
-  conflicts: { locale: string; field: string }[];
-}
-
-/** What a push to `store` would write: changed fields only, optionally only some locales. */
-export async function planPush(
-  db: Executor,
-  scope: { organizationId: string; projectId: string },
-  store: Store,
-  locales: string[] | undefined,
-): Promise<PushPlan> {
-  const listings = (await repo.listListings(db, scope.organizationId, scope.projectId)).filter(
-    (l) => l.store === store && (locales === undefined || locales.includes(l.locale)),
-  );
-  const plan: PushPlan = { changes: [], removals: [], conflicts: [] };
-  for (const listing of listings) {
-    if (listing.status === 'removed') {
-      if (listing.fields.some((f) => f.base !== null)) plan.removals.push(listing.locale);
-      continue;
-    }
-    const fields: FieldValues = {};
-    for (const field of listing.fields) {
-      if (field.in_conflict === 1) plan.conflicts.push({ locale: listing.locale, field: field.field });
-      else if (field.value !== field.base) fields[field.field] = field.value;
-    }
-    if (Object.keys(fields).length > 0) {
-      plan.changes.push({
-        locale: listing.locale,
-        fields,
-        create: listing.fields.every((f) => f.base === null),
-      });
-    }
-  }
-  return plan;
 }
 
 /** After the store accepted a locale's fields: base = value, so they no longer show as changes. */

@@ -8,7 +8,8 @@ import { authorize } from '../access/operations.js';
 import { actorOf } from '../audit/audit.js';
 import type { CredentialsService } from '../credentials/credentials.service.js';
 import type { ListingsService } from '../listings/listings.service.js';
-import { mergeSnapshot, planPush, recordPushed, recordRemoved } from '../listings/store-merge.js';
+import { planFor, type PushPlan } from '../listings/changeset.js';
+import { mergeSnapshot, recordPushed, recordRemoved } from '../listings/store-merge.js';
 import type { Project } from '../projects/project.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { toProject } from '../projects/projects.repository.js';
@@ -74,15 +75,17 @@ export function createSyncService(deps: SyncServiceDeps) {
   /**
    * Runs `work` holding the project's operation lock, so that a sync and a push of one project
    * never interleave — also across instances, since the lock is a row in the shared database.
-   * Every run is recorded with who, when, stores, locales and outcome.
+   * `prepare` runs first under the lock and may refuse (nothing is recorded then); what it answers
+   * is what `work` acts on. Every run is recorded with who, when, stores, locales and outcome.
    */
-  async function exclusive<T extends object>(
+  async function exclusive<P, T extends object>(
     ctx: RequestContext,
     project: Project,
     kind: 'sync' | 'push',
     stores: Store[],
     locales: string[] | undefined,
-    work: () => Promise<T & { status: string }>,
+    prepare: () => Promise<P>,
+    work: (prepared: P) => Promise<T & { status: string }>,
   ): Promise<T> {
     const operationId = newId('op');
     const deadline = Date.now() + lockWaitMs;
@@ -98,8 +101,8 @@ export function createSyncService(deps: SyncServiceDeps) {
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const startedAt = clock.now().toISOString();
     try {
+      const prepared = await prepare();
       await ops.insertOperation(db, {
         id: operationId,
         organization_id: ctx.organizationId,
@@ -110,13 +113,13 @@ export function createSyncService(deps: SyncServiceDeps) {
         stores: JSON.stringify(stores),
         locales: locales === undefined ? null : JSON.stringify(locales),
         outcome: null,
-        started_at: startedAt,
+        started_at: clock.now().toISOString(),
         finished_at: null,
       });
       ctx.log.info({ operationId, kind, projectId: project.id, stores }, `${kind} started`);
       let result: T & { status: string };
       try {
-        result = await work();
+        result = await work(prepared);
       } catch (error) {
         await ops.finishOperation(db, operationId, {
           status: 'failed',
@@ -196,14 +199,9 @@ export function createSyncService(deps: SyncServiceDeps) {
     ctx: RequestContext,
     project: Project,
     store: Store,
-    options: { locales?: string[]; prune?: boolean; changesNotSentForReview?: boolean },
+    plan: PushPlan,
+    options: { prune?: boolean; changesNotSentForReview?: boolean },
   ): Promise<{ outcome: PushOutcome; locales: string[]; failures: Failure[] }> {
-    const plan = await planPush(
-      db,
-      { organizationId: ctx.organizationId, projectId: project.id },
-      store,
-      options.locales,
-    );
     const removals = options.prune === true ? plan.removals : [];
     const conflictFailures: Failure[] = plan.conflicts.map((c) => ({
       store,
@@ -281,36 +279,44 @@ export function createSyncService(deps: SyncServiceDeps) {
       authorize(ctx, 'projects.sync');
       const project = toProject(await projects.requireRow(ctx, projectId));
       const stores = selectStores(project, input.store ?? 'both');
-      return exclusive(ctx, project, 'sync', stores, undefined, async () => {
-        const runs = new Map(
-          await Promise.all(
-            stores.map(async (store) => [store, await syncStore(ctx, project, store)] as const),
-          ),
-        );
-        const result: SyncResult & { status: string } = {
-          syncedLocales: [...new Set([...runs.values()].flatMap((r) => r.locales))].sort(),
-          appStore: { synced: false, locales: 0 },
-          playStore: { synced: false, locales: 0 },
-          conflicts: [...runs.values()].flatMap((r) => r.conflicts),
-          failures: [],
-          status: 'succeeded',
-        };
-        for (const store of STORES) {
-          const run = runs.get(store);
-          result[storeKey(store)] = run?.outcome ?? {
-            synced: false,
-            locales: 0,
-            error: skipped(project, store),
+      return exclusive(
+        ctx,
+        project,
+        'sync',
+        stores,
+        undefined,
+        async () => undefined,
+        async () => {
+          const runs = new Map(
+            await Promise.all(
+              stores.map(async (store) => [store, await syncStore(ctx, project, store)] as const),
+            ),
+          );
+          const result: SyncResult & { status: string } = {
+            syncedLocales: [...new Set([...runs.values()].flatMap((r) => r.locales))].sort(),
+            appStore: { synced: false, locales: 0 },
+            playStore: { synced: false, locales: 0 },
+            conflicts: [...runs.values()].flatMap((r) => r.conflicts),
+            failures: [],
+            status: 'succeeded',
           };
-          if (run && !run.outcome.synced && run.outcome.error) {
-            result.failures.push({ store, locale: null, field: null, error: run.outcome.error });
+          for (const store of STORES) {
+            const run = runs.get(store);
+            result[storeKey(store)] = run?.outcome ?? {
+              synced: false,
+              locales: 0,
+              error: skipped(project, store),
+            };
+            if (run && !run.outcome.synced && run.outcome.error) {
+              result.failures.push({ store, locale: null, field: null, error: run.outcome.error });
+            }
           }
-        }
-        const reached = [...runs.values()].some((r) => r.outcome.synced);
-        if (reached) await ops.setLastSynced(db, project.id, clock.now().toISOString());
-        result.status = reached ? (result.failures.length === 0 ? 'succeeded' : 'partial') : 'failed';
-        return result;
-      });
+          const reached = [...runs.values()].some((r) => r.outcome.synced);
+          if (reached) await ops.setLastSynced(db, project.id, clock.now().toISOString());
+          result.status = reached ? (result.failures.length === 0 ? 'succeeded' : 'partial') : 'failed';
+          return result;
+        },
+      );
     },
 
     /**
@@ -337,12 +343,22 @@ export function createSyncService(deps: SyncServiceDeps) {
       const project = toProject(await projects.requireRow(ctx, projectId));
       const stores = selectStores(project, input.store ?? 'both');
       const locales = normalizeLocaleFilter(input.locales, stores);
-      await listings.assertPushAllowed(ctx, projectId);
-      return exclusive(ctx, project, 'push', stores, locales, async () => {
+      // Under the lock: read the pending changeset once, check that it is the approved one, and
+      // push exactly it. An edit that lands meanwhile is neither approved nor pushed.
+      const prepare = async () => {
+        const pending = await listings.pending(ctx, projectId);
+        listings.assertPushAllowed(ctx, pending);
+        return pending.changeset;
+      };
+      return exclusive(ctx, project, 'push', stores, locales, prepare, async (changeset) => {
         const runs = new Map(
           await Promise.all(
             stores.map(
-              async (store) => [store, await pushStore(ctx, project, store, { ...input, locales })] as const,
+              async (store) =>
+                [
+                  store,
+                  await pushStore(ctx, project, store, planFor(changeset, store, locales), input),
+                ] as const,
             ),
           ),
         );

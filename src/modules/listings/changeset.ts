@@ -1,0 +1,104 @@
+/**
+ * What is pending in a project: every field whose working copy differs from what the store has,
+ * and every locale deleted here that the store still has. Computed once from the listing rows and
+ * used for both the diff a person reviews (and an admin approves, by its hash) and the plan a push
+ * sends, so that what is pushed is always exactly what was approved.
+ */
+import { createHash } from 'node:crypto';
+import type { FieldValues, LocaleChange } from '../../connectors/store-connector.js';
+import type { Store } from '../stores/locales.js';
+import { fieldNames } from './fields.js';
+import type { FieldChange, FieldState } from './listing.js';
+import type { FieldRow, ListingWithFields } from './listings.repository.js';
+
+export interface Changeset {
+  /** store → locale → field → change, fields in the store's order. */
+  stores: Partial<Record<Store, Record<string, Record<string, FieldChange>>>>;
+  /** Locales deleted here that a push with `prune: true` would remove from the store. */
+  removedLocales: Partial<Record<Store, string[]>>;
+  /** Locales the store does not have yet (no field has a base): a push creates them. */
+  newLocales: Partial<Record<Store, string[]>>;
+  changeCount: number;
+  /** SHA-256 over `stores` and `removedLocales`: what an approval is bound to. */
+  hash: string;
+}
+
+export function fieldState(row: FieldRow): FieldState {
+  if (row.in_conflict === 1) return 'conflict';
+  return row.value === row.base ? 'unchanged' : 'modified';
+}
+
+/** JSON with object keys sorted at every level: equal changesets hash equally whatever the row order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** The pending changes of a project, from all its listing rows (as listListings reads them). */
+export function changesetOf(rows: ListingWithFields[]): Changeset {
+  const stores: Changeset['stores'] = {};
+  const removedLocales: Changeset['removedLocales'] = {};
+  const newLocales: Changeset['newLocales'] = {};
+  let changeCount = 0;
+  for (const row of rows) {
+    const store = row.store as Store;
+    if (row.status === 'removed') {
+      if (row.fields.some((f) => f.base !== null)) (removedLocales[store] ??= []).push(row.locale);
+      continue;
+    }
+    const order = fieldNames(store);
+    const fields = [...row.fields].sort((a, b) => order.indexOf(a.field) - order.indexOf(b.field));
+    let changed = false;
+    for (const field of fields) {
+      const state = fieldState(field);
+      if (state === 'unchanged') continue;
+      const change: FieldChange = { old: field.base, new: field.value };
+      if (state === 'conflict') change.conflict = { storeValue: field.conflict_value };
+      ((stores[store] ??= {})[row.locale] ??= {})[field.field] = change;
+      changeCount += 1;
+      changed = true;
+    }
+    if (changed && row.fields.every((f) => f.base === null)) (newLocales[store] ??= []).push(row.locale);
+  }
+  const hash = createHash('sha256')
+    .update(canonicalJson({ stores, removed: removedLocales }))
+    .digest('hex');
+  return { stores, removedLocales, newLocales, changeCount, hash };
+}
+
+export const isEmpty = (changeset: Changeset) =>
+  changeset.changeCount === 0 && Object.keys(changeset.removedLocales).length === 0;
+
+export interface PushPlan {
+  changes: LocaleChange[];
+  /** Locales deleted here that the store still has (pushed only with prune). */
+  removals: string[];
+  /** Fields left out because they are in conflict with the store. */
+  conflicts: { locale: string; field: string }[];
+}
+
+/** What a push to `store` writes from a changeset: changed fields only, optionally only some locales. */
+export function planFor(changeset: Changeset, store: Store, locales: string[] | undefined): PushPlan {
+  const wanted = (locale: string) => locales === undefined || locales.includes(locale);
+  const plan: PushPlan = {
+    changes: [],
+    removals: (changeset.removedLocales[store] ?? []).filter(wanted),
+    conflicts: [],
+  };
+  const created = new Set(changeset.newLocales[store] ?? []);
+  for (const [locale, fields] of Object.entries(changeset.stores[store] ?? {})) {
+    if (!wanted(locale)) continue;
+    const values: FieldValues = {};
+    for (const [field, change] of Object.entries(fields)) {
+      if (change.conflict !== undefined) plan.conflicts.push({ locale, field });
+      else values[field] = change.new;
+    }
+    if (Object.keys(values).length > 0)
+      plan.changes.push({ locale, fields: values, create: created.has(locale) });
+  }
+  return plan;
+}

@@ -11,8 +11,23 @@ import { AppError } from '../errors.js';
 import type { Api } from '../http/api.js';
 import { contextOf, requireCaller } from '../http/identity.js';
 import type { RequestContext } from '../modules/access/context.js';
+import { APPSTORE_FIELDS, PLAYSTORE_FIELDS } from '../modules/listings/fields.js';
+import type { FieldEdits } from '../modules/listings/listing.js';
 import { STORES } from '../modules/stores/locales.js';
 import type { Services } from '../services.js';
+
+/**
+ * Every listing field of both stores, and nothing else: an unknown name (also "constructor" or
+ * "__proto__") is refused by name before the tool runs.
+ */
+const listingFields = z.strictObject(
+  Object.fromEntries(
+    Object.entries({ ...APPSTORE_FIELDS, ...PLAYSTORE_FIELDS }).map(([name, rule]) => [
+      name,
+      z.string().max(20_000).nullable().optional().describe(rule.label),
+    ]),
+  ),
+);
 
 const store = z.enum(STORES).describe('appstore (Apple App Store) or playstore (Google Play)');
 const storeSelection = z.enum(['appstore', 'playstore', 'both']).describe('Which store(s); default both');
@@ -152,13 +167,14 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
         projectId,
         store,
         locale,
-        fields: z
-          .record(z.string(), z.string().max(20_000).nullable())
-          .describe('field name → new text, or null to clear'),
+        fields: listingFields.describe('field name → new text, or null to clear'),
       },
       annotations: { ...WRITE, idempotentHint: true },
     },
-    (args) => run(ctx, () => listings.update(ctx, args.projectId, args.store, args.locale, args.fields)),
+    (args) =>
+      run(ctx, () =>
+        listings.update(ctx, args.projectId, args.store, args.locale, args.fields as FieldEdits),
+      ),
   );
 
   server.registerTool(

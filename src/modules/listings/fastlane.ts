@@ -90,6 +90,7 @@ export function fromFastlaneFiles(files: Map<string, string>): ParsedTree {
       }
       (supply.get(language) ?? supply.set(language, {}).get(language)!)[field] = content;
       sources.set(sourceKey('playstore', language, field), path);
+      sources.set(sourceKey('playstore', language), path.slice(0, path.lastIndexOf('/')));
       continue;
     }
     if (parts.length === 2 && !DELIVER_SPECIAL.has(parts[0]!.toLowerCase())) {
@@ -108,6 +109,7 @@ export function fromFastlaneFiles(files: Map<string, string>): ParsedTree {
       const locale = appleByLowerCase.get(dir.toLowerCase()) ?? dir;
       (deliver.get(locale) ?? deliver.set(locale, {}).get(locale)!)[field] = value;
       sources.set(sourceKey('appstore', locale, field), path);
+      sources.set(sourceKey('appstore', locale), path.slice(0, path.lastIndexOf('/')));
       continue;
     }
     skipped.push(path);

@@ -46,6 +46,13 @@ export const fieldNames = (store: Store): string[] => Object.keys(STORE_FIELDS[s
 export const isStoreField = (store: Store, field: string): boolean =>
   Object.hasOwn(STORE_FIELDS[store], field);
 
+/**
+ * The rule of a store field, or undefined. Own properties only: a field named "constructor" or
+ * "__proto__" must not find Object.prototype's members.
+ */
+export const ruleOf = (store: Store, field: string): FieldRule | undefined =>
+  isStoreField(store, field) ? STORE_FIELDS[store][field] : undefined;
+
 /** Unicode code points: an emoji with a skin tone counts 2, "é" written as e + U+0301 counts 2. */
 export const codePoints = (text: string): number => {
   let count = 0;
@@ -57,7 +64,7 @@ const KEYWORDS_BYTE_BUDGET = 100;
 
 /** Returns the error message for a value, or null when it is acceptable. `null` values always are. */
 export function checkFieldValue(store: Store, field: string, value: string | null): string | null {
-  const rule = STORE_FIELDS[store][field];
+  const rule = ruleOf(store, field);
   if (rule === undefined) return `is not a ${store} listing field (fields: ${fieldNames(store).join(', ')})`;
   if (value === null) return null;
   if (rule.kind === 'url') {
@@ -104,7 +111,7 @@ export function listingWarnings(store: Store, values: Readonly<Record<string, st
   const warnings: Warning[] = [];
   for (const [field, value] of Object.entries(values)) {
     if (value === null) continue;
-    const rule = STORE_FIELDS[store][field];
+    const rule = ruleOf(store, field);
     if (rule === undefined || rule.kind === 'url') continue;
     if (PLACEHOLDER.test(value)) warnings.push({ field, message: 'looks like placeholder text' });
     const other = OTHER_PLATFORM[store].exec(value);

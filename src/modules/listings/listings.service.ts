@@ -396,7 +396,7 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
       wanted.forEach((field, index) => {
         if (!isStoreField(input.from.store, field))
           throw invalidField(`fields[${index}]`, `is not a ${input.from.store} field`);
-        const target = mapping[field];
+        const target = Object.hasOwn(mapping, field) ? mapping[field] : undefined;
         if (target === undefined) {
           throw invalidField(
             `fields[${index}]`,

@@ -10,7 +10,7 @@ export const PLANS = {
 
 export type Plan = keyof typeof PLANS;
 export const PLAN_NAMES = ['free', 'pro', 'enterprise'] as const satisfies readonly Plan[];
-export const isPlan = (value: string): value is Plan => value in PLANS;
+export const isPlan = (value: string): value is Plan => Object.hasOwn(PLANS, value);
 
 /** Rate of callers without a valid key (per client IP): the free plan's, so key guessing is throttled. */
 export const ANONYMOUS_REQUESTS_PER_MINUTE = PLANS.free.requestsPerMinute;

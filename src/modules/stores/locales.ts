@@ -74,6 +74,6 @@ export const PLAYSTORE_TO_APPSTORE: Readonly<Record<string, string>> = Object.fr
 export function mapLocale(from: Store, to: Store, locale: string): string | null {
   if (from === to) return locale;
   const table = from === 'appstore' ? APPSTORE_TO_PLAYSTORE : PLAYSTORE_TO_APPSTORE;
-  const mapped = table[locale] ?? locale;
+  const mapped = Object.hasOwn(table, locale) ? table[locale]! : locale;
   return isStoreLocale(to, mapped) ? mapped : null;
 }

@@ -97,7 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
   });
   registerNulUrlGuard(app);
   registerIdentity(app, services.apiKeys);
-  registerRateLimit(app, rateLimiter);
+  const chargeRequests = registerRateLimit(app, rateLimiter);
   // onClose runs once the server accepts nothing more. Requests already in it may still be on
   // their way to the rate limiter and the database: the limiter closes after them, and the
   // database (closed by whoever opened it) after app.close().
@@ -162,7 +162,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
     },
     { prefix: '/v1' },
   );
-  mcpRoutes(app, services);
+  mcpRoutes(app, services, chargeRequests);
   await app.register(async (dashboard: Api) => dashboardInviteRoutes(dashboard, services), {
     prefix: '/api/dashboard',
   });

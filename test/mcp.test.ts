@@ -234,4 +234,69 @@ describe('MCP endpoint at /mcp', () => {
     );
     expect(after).toBe(before - 2);
   });
+
+  it('counts each tool call of a JSON-RPC batch against the rate limit (Free plan)', async () => {
+    const free = await h.given.organization({ plan: 'free' });
+    const batch = (size: number, first: number) =>
+      fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${free.admin.apiKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-03-26',
+        },
+        body: JSON.stringify(
+          Array.from({ length: size }, (_, i) => ({
+            jsonrpc: '2.0',
+            id: first + i,
+            method: 'tools/call',
+            params: { name: 'list_projects', arguments: {} },
+          })),
+        ),
+      });
+    // 100 calls in one request use the whole minute's budget of the Free plan...
+    const full = await batch(100, 1);
+    expect(full.status).toBe(200);
+    expect(full.headers.get('x-ratelimit-remaining')).toBe('0');
+    const answers = (await full.json()) as { id: number; result?: unknown }[];
+    expect(answers).toHaveLength(100);
+    expect(answers.every((answer) => answer.result !== undefined)).toBe(true);
+    // ...so the next request of the organization, by REST, is over the limit.
+    const next = await free.admin.api.get('/api/v1/projects');
+    expect(next.status).toBe(429);
+    expect(next.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+  });
+
+  it('refuses a batch that does not fit in the remaining budget, running none of it', async () => {
+    const free = await h.given.organization({ plan: 'free' });
+    const project = await h.given.project(free.admin, { name: 'Before' });
+    const res = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${free.admin.apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-03-26',
+      },
+      body: JSON.stringify(
+        Array.from({ length: 100 }, (_, i) => ({
+          jsonrpc: '2.0',
+          id: i,
+          method: 'tools/call',
+          params: { name: 'update_project', arguments: { projectId: project.id, name: `Batch ${i}` } },
+        })),
+      ),
+    });
+    expect(res.status).toBe(429);
+    expect(((await res.json()) as any).error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The project was not renamed by any call of the batch.
+    const row = await h.db.kysely
+      .selectFrom('projects')
+      .select('name')
+      .where('id', '=', project.id)
+      .executeTakeFirstOrThrow();
+    expect(row.name).toBe('Before');
+  });
 });

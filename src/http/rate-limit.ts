@@ -1,21 +1,25 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { ANONYMOUS_REQUESTS_PER_MINUTE, PLANS } from '../modules/organizations/plans.js';
 import type { RateLimiter } from '../modules/rate-limits/rate-limiter.js';
+
+/** Counts requests against a caller's budget; for work that one HTTP request carries several of. */
+export type ChargeRequests = (request: FastifyRequest, reply: FastifyReply, points: number) => Promise<void>;
 
 /**
  * Counts every request — errors and unknown routes included — against the caller's budget: the
  * organization's plan for a valid key, the client IP at the free rate otherwise (so that guessing
  * keys is throttled). Runs after identity and sets the X-RateLimit-* headers on every response.
+ * Answers the charge for routes that carry several calls in one request (MCP batches).
  */
-export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter): void {
-  app.addHook('onRequest', async (request, reply) => {
+export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter): ChargeRequests {
+  const charge: ChargeRequests = async (request, reply, points) => {
     const caller = request.caller;
     const [key, limit] =
       caller === null
         ? [`ip:${request.ip}`, ANONYMOUS_REQUESTS_PER_MINUTE]
         : [`org:${caller.organizationId}`, PLANS[caller.plan].requestsPerMinute];
-    const decision = await limiter.take(key, limit);
+    const decision = await limiter.take(key, limit, points);
     reply.header('X-RateLimit-Limit', decision.limit);
     reply.header('X-RateLimit-Remaining', decision.remaining);
     reply.header('X-RateLimit-Reset', decision.resetAt);
@@ -26,5 +30,7 @@ export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter): v
         `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfter} s`,
       );
     }
-  });
+  };
+  app.addHook('onRequest', async (request, reply) => charge(request, reply, 1));
+  return charge;
 }

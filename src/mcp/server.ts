@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { AppError } from '../errors.js';
 import type { Api } from '../http/api.js';
 import { contextOf, requireCaller } from '../http/identity.js';
+import type { ChargeRequests } from '../http/rate-limit.js';
 import type { RequestContext } from '../modules/access/context.js';
 import { APPSTORE_FIELDS, PLAYSTORE_FIELDS } from '../modules/listings/fields.js';
 import type { FieldEdits } from '../modules/listings/listing.js';
@@ -294,10 +295,18 @@ const METHOD_NOT_ALLOWED = {
   id: null,
 };
 
-export function mcpRoutes(app: Api, services: Services): void {
+/**
+ * A JSON-RPC batch (allowed by MCP 2025-03-26, which the SDK still speaks; 2025-06-18 removed
+ * batches) is charged one request per message against the plan's rate limit, before any of it
+ * runs: the HTTP request itself counted one already.
+ */
+export function mcpRoutes(app: Api, services: Services, chargeRequests: ChargeRequests): void {
   app.register(async (scope: Api) => {
     scope.addHook('onRequest', requireCaller);
     scope.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+      if (Array.isArray(request.body) && request.body.length > 1) {
+        await chargeRequests(request, reply, request.body.length - 1);
+      }
       const server = createMcpServer(services, contextOf(request));
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

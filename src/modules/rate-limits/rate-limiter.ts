@@ -25,8 +25,8 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  /** Counts one request against `key`'s budget of `limit` requests per window. Never throws. */
-  take(key: string, limit: number): Promise<RateDecision>;
+  /** Counts `points` requests (default 1) against `key`'s budget of `limit` per window. Never throws. */
+  take(key: string, limit: number, points?: number): Promise<RateDecision>;
   readonly metrics: { storeErrors: number; limited: number };
   close(): Promise<void>;
 }
@@ -90,10 +90,10 @@ export function createRateLimiter(options: {
 
   return {
     metrics,
-    async take(key, limit) {
+    async take(key, limit, points = 1) {
       let res: RateLimiterRes;
       try {
-        res = await limiter.consume(key, 1);
+        res = await limiter.consume(key, points);
       } catch (error) {
         if (error instanceof RateLimiterRes) res = error;
         else return failOpen(limit, error);

@@ -1,34 +1,49 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError, invalidField } from '../errors.js';
+import { findTextProblem, mayBreakTextRule } from '../shared/text.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Our JSON body parser: an empty body is "no body" (clients send Content-Type on bodiless
- * DELETEs), bad JSON is 400, and text containing NUL is 400 on both databases because
- * PostgreSQL cannot store it (design.md §5).
+ * DELETEs), bad JSON is 400, a charset other than UTF-8 is 415, bytes that are not UTF-8 are 400,
+ * and every string in the body follows the text rule of src/shared/text.ts (no control characters
+ * but tab and line breaks, NUL included, no unpaired surrogates) — a 400 naming the field, the same
+ * on both databases.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   // JSON only: any other content type (text/plain, forms...) is 415.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = body as string;
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      // NUL can only reach us escaped as \u0000; the reviver runs only when that text is present.
-      const value: unknown = text.includes('u0000') ? JSON.parse(text, rejectNul) : JSON.parse(text);
-      done(null, value);
-    } catch (error) {
-      if (error instanceof AppError) return done(error);
-      done(new AppError('INVALID_REQUEST', `The body is not valid JSON: ${(error as Error).message}`));
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
+    if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+      return done(
+        new AppError(
+          'INVALID_REQUEST',
+          `The body must be UTF-8 JSON (charset ${charset} is not accepted)`,
+          undefined,
+          415,
+        ),
+      );
     }
+    let text: string;
+    try {
+      text = utf8.decode(body as Buffer);
+    } catch {
+      return done(invalidField('body', 'is not valid UTF-8'));
+    }
+    if (text.trim() === '') return done(null, undefined);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return done(new AppError('INVALID_REQUEST', `The body is not valid JSON: ${(error as Error).message}`));
+    }
+    // Controls and surrogates can only arrive escaped (or as DEL/C1): most bodies skip the walk.
+    const problem = mayBreakTextRule(text) ? findTextProblem(value) : null;
+    if (problem !== null) return done(invalidField(problem.field, problem.message));
+    done(null, value);
   });
-}
-
-function rejectNul(key: string, value: unknown): unknown {
-  if (typeof value === 'string' && value.includes('\u0000')) {
-    throw invalidField(key || 'body', 'must not contain the NUL character');
-  }
-  if (key.includes('\u0000')) throw invalidField('body', 'field names must not contain the NUL character');
-  return value;
 }
 
 /** Query strings and paths: a %00 anywhere in the URL is refused before it can reach a query. */

@@ -2,6 +2,7 @@ import type { Executor } from '../../db/database.js';
 import { invalidField, notFound, unauthorized } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { textProblem } from '../../shared/text.js';
 import type { Principal, RequestContext } from '../access/context.js';
 import { authorize, isRole } from '../access/operations.js';
 import { actorOf, OPERATOR, recordAudit, type AuditActor } from '../audit/audit.js';
@@ -27,8 +28,10 @@ const KEY_NAME_MAX = 100;
 /** A key's display name, trimmed, 1..100 characters; `fallback` when none is given. */
 function keyName(raw: string | undefined, fallback: string): string {
   const name = (raw ?? fallback).trim();
-  if (name.length === 0 || name.length > KEY_NAME_MAX)
-    throw invalidField('name', `must be 1 to ${KEY_NAME_MAX} characters`);
+  if (name.length === 0) throw invalidField('name', 'must not be empty');
+  if (name.length > KEY_NAME_MAX) throw invalidField('name', `must be at most ${KEY_NAME_MAX} characters`);
+  const problem = textProblem(name, { singleLine: true, visible: true });
+  if (problem !== null) throw invalidField('name', problem);
   return name;
 }
 

@@ -2,6 +2,7 @@
  * The listing fields of each store and their limits (design.md §9, stores.md §3). Lengths are
  * counted in Unicode code points, the safe reading of "characters" for both stores.
  */
+import { textProblem } from '../../shared/text.js';
 import type { Store } from '../stores/locales.js';
 
 export type FieldKind = 'text' | 'keywords' | 'url';
@@ -11,13 +12,15 @@ export interface FieldRule {
   min?: number;
   max?: number;
   label: string;
+  /** One line: tabs and line breaks are refused. */
+  singleLine?: boolean;
 }
 
 export const APPSTORE_FIELDS = {
-  name: { kind: 'text', min: 2, max: 30, label: 'App name' },
-  subtitle: { kind: 'text', max: 30, label: 'Subtitle' },
+  name: { kind: 'text', min: 2, max: 30, label: 'App name', singleLine: true },
+  subtitle: { kind: 'text', max: 30, label: 'Subtitle', singleLine: true },
   description: { kind: 'text', max: 4000, label: 'Description' },
-  keywords: { kind: 'keywords', max: 100, label: 'Keywords' },
+  keywords: { kind: 'keywords', max: 100, label: 'Keywords', singleLine: true },
   promotionalText: { kind: 'text', max: 170, label: 'Promotional text' },
   whatsNew: { kind: 'text', max: 4000, label: "What's new" },
   marketingUrl: { kind: 'url', label: 'Marketing URL' },
@@ -26,7 +29,7 @@ export const APPSTORE_FIELDS = {
 } as const satisfies Record<string, FieldRule>;
 
 export const PLAYSTORE_FIELDS = {
-  title: { kind: 'text', max: 30, label: 'Title' },
+  title: { kind: 'text', max: 30, label: 'Title', singleLine: true },
   shortDescription: { kind: 'text', max: 80, label: 'Short description' },
   fullDescription: { kind: 'text', max: 4000, label: 'Full description' },
   video: { kind: 'url', label: 'Promo video URL' },
@@ -67,6 +70,11 @@ export function checkFieldValue(store: Store, field: string, value: string | nul
   const rule = ruleOf(store, field);
   if (rule === undefined) return `is not a ${store} listing field (fields: ${fieldNames(store).join(', ')})`;
   if (value === null) return null;
+  const textRule = textProblem(value, {
+    singleLine: rule.singleLine === true || rule.kind === 'url',
+    visible: true,
+  });
+  if (textRule !== null) return textRule;
   if (rule.kind === 'url') {
     if (!isHttpUrl(value)) return 'must be an http(s) URL';
     if (value.length > 2048) return 'must be at most 2048 characters';

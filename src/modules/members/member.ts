@@ -1,3 +1,4 @@
+import { textProblem } from '../../shared/text.js';
 import type { Role } from '../access/operations.js';
 
 export interface Member {
@@ -17,7 +18,7 @@ const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,253}$/;
 /** Lower-cased, trimmed address, or null when it is not an e-mail address. */
 export function normalizeEmail(raw: string): string | null {
   const email = raw.trim().toLowerCase();
-  if (!EMAIL_PATTERN.test(email)) return null;
+  if (!EMAIL_PATTERN.test(email) || textProblem(email, { singleLine: true }) !== null) return null;
   const domain = email.split('@')[1] ?? '';
   return /^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}$/.test(domain) ? email : null;
 }

@@ -1,4 +1,5 @@
 import { invalidField } from '../../errors.js';
+import { textProblem } from '../../shared/text.js';
 import { isCommonLocale } from '../stores/locales.js';
 import type { Plan } from './plans.js';
 
@@ -32,10 +33,15 @@ export const isEmailDomain = (domain: string): boolean => DOMAIN_PATTERN.test(do
 
 export const NAME_MAX = 200;
 
-/** Trims and checks an organization or project display name (design.md §7: 1..200 after trimming). */
+/**
+ * Trims and checks a display name — organization, project, member (design.md §7: 1..200 after
+ * trimming): one line of visible text.
+ */
 export function normalizeName(field: string, raw: string): string {
   const name = raw.trim();
   if (name.length === 0) throw invalidField(field, 'must not be empty');
+  const problem = textProblem(name, { singleLine: true, visible: true });
+  if (problem !== null) throw invalidField(field, problem);
   if ([...name].length > NAME_MAX) throw invalidField(field, `must be at most ${NAME_MAX} characters`);
   return name;
 }

@@ -11,8 +11,10 @@
  */
 
 /** C0 controls but tab and LF, lone CR, DEL and C1 controls. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|\r(?!\n)/;
 /** In a single-line value (a name) line breaks and tabs are controls too. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const LINE_CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
 const SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 /** Characters that show nothing: white space, format characters (zero-width, bidi), ignorables. */

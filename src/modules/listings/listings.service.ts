@@ -202,6 +202,13 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
     });
   }
 
+  /** Runs `work` in a transaction that holds the project's listings lock (lockProjectListings). */
+  const writeListings = <T>(projectId: string, work: (trx: Executor) => Promise<T>): Promise<T> =>
+    db.transaction().execute(async (trx) => {
+      await repo.lockProjectListings(trx, projectId);
+      return work(trx);
+    });
+
   /** Whether the pending changes need an approval, and whether this exact changeset has one. */
   async function approvalOf(
     executor: Executor,
@@ -265,9 +272,9 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
       const project = await loadProject(ctx, projectId);
       if (Object.keys(edits).length === 0) throw invalid('Give at least one field to change');
       validateEdits(project, [{ store, locale, edits }]);
-      const listing = await db
-        .transaction()
-        .execute((trx) => applyEdits(trx, ctx, projectId, { store, locale, edits }, 'edit'));
+      const listing = await writeListings(projectId, (trx) =>
+        applyEdits(trx, ctx, projectId, { store, locale, edits }, 'edit'),
+      );
       return { listing, warnings: listingWarnings(store, currentValues(listing)) };
     },
 
@@ -278,7 +285,7 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
     async remove(ctx: RequestContext, projectId: string, store: Store, locale: string) {
       authorize(ctx, 'listings.edit');
       await loadProject(ctx, projectId);
-      return db.transaction().execute(async (trx) => {
+      return writeListings(projectId, async (trx) => {
         const listing = await readListing(trx, ctx, projectId, store, locale);
         const row = await repo.findListing(trx, projectId, store, locale);
         const inStore = Object.values(listing.fields).some((f) => f.base !== null);
@@ -356,9 +363,9 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
         throw notFound('History entry');
       const edits = { [entry.field]: input.to === 'after' ? entry.new_value : entry.old_value };
       validateEdits(project, [{ store, locale, edits }]);
-      const listing = await db
-        .transaction()
-        .execute((trx) => applyEdits(trx, ctx, projectId, { store, locale, edits }, 'revert'));
+      const listing = await writeListings(projectId, (trx) =>
+        applyEdits(trx, ctx, projectId, { store, locale, edits }, 'revert'),
+      );
       return { listing, warnings: listingWarnings(store, currentValues(listing)) };
     },
 
@@ -413,7 +420,7 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
         throw invalid('Nothing to copy: the source listing has no text in the mapped fields');
       const entry = { store: input.to.store, locale: toLocale, edits };
       validateEdits(project, [entry], (_e, field) => (field ? `to.${field}` : 'to.locale'));
-      const listing = await db.transaction().execute((trx) => applyEdits(trx, ctx, projectId, entry, 'copy'));
+      const listing = await writeListings(projectId, (trx) => applyEdits(trx, ctx, projectId, entry, 'copy'));
       return { listing, warnings: listingWarnings(entry.store, currentValues(listing)), copied };
     },
 
@@ -421,7 +428,7 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
     async approve(ctx: RequestContext, projectId: string) {
       authorize(ctx, 'listings.approve');
       await loadProject(ctx, projectId);
-      return db.transaction().execute(async (trx) => {
+      return writeListings(projectId, async (trx) => {
         const diff = diffOf(await pending(trx, ctx, projectId));
         if (diff.inSync) throw invalid('There are no pending changes to approve');
         const approval = {
@@ -478,7 +485,7 @@ export function createListingsService(deps: { db: Executor; clock: Clock; projec
       authorize(ctx, 'listings.edit');
       const project = await loadProject(ctx, projectId);
       validateEdits(project, batch, describe);
-      const listings = await db.transaction().execute(async (trx) => {
+      const listings = await writeListings(projectId, async (trx) => {
         const written: Listing[] = [];
         for (const entry of batch) written.push(await applyEdits(trx, ctx, projectId, entry, source));
         return written;

@@ -38,6 +38,7 @@ export async function mergeSnapshot(
   snapshot: StoreSnapshot,
   at: string,
 ): Promise<MergeResult> {
+  await repo.lockProjectListings(db, scope.projectId);
   const existing = (await repo.listListings(db, scope.organizationId, scope.projectId)).filter(
     (l) => l.store === store,
   );
@@ -118,31 +119,30 @@ export async function mergeSnapshot(
   return result;
 }
 
-/** After the store accepted a locale's fields: base = value, so they no longer show as changes. */
-export async function recordPushed(
+/**
+ * After a store accepted a push, in the caller's transaction: base = value for the fields it took
+ * — only where the value is still what was pushed, so an edit made during the push stays pending —
+ * and the locales it removed (prune) are gone here too.
+ */
+export async function recordPush(
   db: Executor,
   scope: { projectId: string },
   store: Store,
-  change: LocaleChange,
+  accepted: LocaleChange[],
+  removed: string[],
   at: string,
 ): Promise<void> {
-  const listing = await repo.findListing(db, scope.projectId, store, change.locale);
-  if (listing === undefined) return;
-  for (const row of await repo.listFields(db, listing.id)) {
-    if (!(row.field in change.fields)) continue;
-    // Only if the value is still what was pushed: an edit made during the push stays pending.
-    if (row.value !== change.fields[row.field]) continue;
-    await repo.upsertField(db, { ...row, base: row.value, updated_at: at });
+  await repo.lockProjectListings(db, scope.projectId);
+  for (const change of accepted) {
+    const listing = await repo.findListing(db, scope.projectId, store, change.locale);
+    if (listing === undefined) continue;
+    for (const row of await repo.listFields(db, listing.id)) {
+      if (!Object.hasOwn(change.fields, row.field) || row.value !== change.fields[row.field]) continue;
+      await repo.upsertField(db, { ...row, base: row.value, updated_at: at });
+    }
   }
-}
-
-/** After a push with prune removed a locale from the store. */
-export async function recordRemoved(
-  db: Executor,
-  scope: { projectId: string },
-  store: Store,
-  locale: string,
-) {
-  const listing = await repo.findListing(db, scope.projectId, store, locale);
-  if (listing !== undefined && listing.status === 'removed') await repo.deleteListing(db, listing.id);
+  for (const locale of removed) {
+    const listing = await repo.findListing(db, scope.projectId, store, locale);
+    if (listing !== undefined && listing.status === 'removed') await repo.deleteListing(db, listing.id);
+  }
 }

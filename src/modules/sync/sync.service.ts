@@ -9,7 +9,7 @@ import { actorOf } from '../audit/audit.js';
 import type { CredentialsService } from '../credentials/credentials.service.js';
 import type { ListingsService } from '../listings/listings.service.js';
 import { planFor, type PushPlan } from '../listings/changeset.js';
-import { mergeSnapshot, recordPushed, recordRemoved } from '../listings/store-merge.js';
+import { mergeSnapshot, recordPush } from '../listings/store-merge.js';
 import type { Project } from '../projects/project.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { toProject } from '../projects/projects.repository.js';
@@ -242,12 +242,10 @@ export function createSyncService(deps: SyncServiceDeps) {
       };
     }
     const at = clock.now().toISOString();
-    await db.transaction().execute(async (trx) => {
-      for (const change of plan.changes.filter((c) => report.written.includes(c.locale))) {
-        await recordPushed(trx, { projectId: project.id }, store, change, at);
-      }
-      for (const locale of report.removed) await recordRemoved(trx, { projectId: project.id }, store, locale);
-    });
+    const accepted = plan.changes.filter((c) => report.written.includes(c.locale));
+    await db
+      .transaction()
+      .execute((trx) => recordPush(trx, { projectId: project.id }, store, accepted, report.removed, at));
     ctx.log.info(
       { store, calls: report.calls, written: report.written.length, failed: report.failures.length },
       'store written',

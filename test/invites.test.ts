@@ -169,3 +169,49 @@ describe('admin invite list and revoke', () => {
     expect((await org.admin.api.delete(`/api/v1/organization/invites/${inviteId}`)).status).toBe(404);
   });
 });
+
+describe('accepting checks the rules as they stand now', () => {
+  it('refuses an invite whose address the organization no longer admits (allowedDomains changed)', async () => {
+    const org = await h.given.organization();
+    const { inviteId } = (await invite(org, { email: 'late@old.example' })).body.data;
+    await org.admin.api.patch('/api/v1/organization', { settings: { allowedDomains: ['new.example'] } });
+    const preview = await h.client().get(`/api/dashboard/invites/${inviteId}`);
+    expect(preview.status).toBe(400);
+    const res = await h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Late' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toContain('only admits addresses at new.example');
+    const members = (await org.admin.api.get('/api/v1/organization/members')).body.data.members;
+    expect(members.map((m: { email: string }) => m.email)).not.toContain('late@old.example');
+  });
+
+  it('refuses an invite whose creator was demoted or removed since', async () => {
+    const org = await h.given.organization();
+    const other = await h.given.member(org, 'admin');
+    const byDemoted = (await other.api.post('/api/v1/organization/members', { email: 'a@example.com' })).body
+      .data;
+    const byRemoved = (await other.api.post('/api/v1/organization/members', { email: 'b@example.com' })).body
+      .data;
+    expect(
+      (await org.admin.api.patch(`/api/v1/organization/members/${other.id}`, { role: 'member' })).status,
+    ).toBe(200);
+    const demoted = await h
+      .client()
+      .post(`/api/dashboard/invites/${byDemoted.inviteId}/accept`, { name: 'A' });
+    expect(demoted.status).toBe(400);
+    expect(demoted.body.error.message).toContain('no longer an admin');
+    expect((await org.admin.api.delete(`/api/v1/organization/members/${other.id}`)).status).toBe(200);
+    const removed = await h
+      .client()
+      .post(`/api/dashboard/invites/${byRemoved.inviteId}/accept`, { name: 'B' });
+    expect(removed.status).toBe(400);
+    expect(removed.body.error.message).toContain('no longer an admin');
+  });
+
+  it('still accepts an invite whose creator is an admin and whose address is admitted', async () => {
+    const org = await h.given.organization();
+    const { inviteId } = (await invite(org, { email: 'fine@ok.example' })).body.data;
+    await org.admin.api.patch('/api/v1/organization', { settings: { allowedDomains: ['ok.example'] } });
+    const res = await h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Fine' });
+    expect(res.status).toBe(201);
+  });
+});

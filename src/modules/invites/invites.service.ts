@@ -8,7 +8,7 @@ import { authorize, type Role } from '../access/operations.js';
 import { issueApiKey, type IssuedKey } from '../api-keys/api-keys.service.js';
 import { actorOf, recordAudit } from '../audit/audit.js';
 import { emailDomain, normalizeEmail, type Member } from '../members/member.js';
-import { countMembers, findMemberByEmail, insertMember } from '../members/members.repository.js';
+import { countMembers, findMember, findMemberByEmail, insertMember } from '../members/members.repository.js';
 import { normalizeName, parseSettings } from '../organizations/organization.js';
 import { findOrganization, lockOrganization } from '../organizations/organizations.repository.js';
 import { PLANS, type Plan } from '../organizations/plans.js';
@@ -29,7 +29,11 @@ const inviteGone = () => notFound('Invite');
 export function createInvitesService(deps: { db: Executor; clock: Clock; publicUrl: string }) {
   const { db, clock, publicUrl } = deps;
 
-  /** Reads an invite that can still be accepted: 404 unknown/used/revoked, 400 expired. */
+  /**
+   * Reads an invite that can still be accepted: 404 unknown/used/revoked, 400 expired. The rules it
+   * was created under are checked again as they stand now (400): the organization still admits its
+   * address (allowedDomains may have changed), and whoever created it is still an admin.
+   */
   async function openInvite(executor: Executor, inviteId: string, now: Date) {
     const invite = await invites.findInvite(executor, inviteId);
     if (invite === undefined || invite.status !== 'pending') throw inviteGone();
@@ -39,7 +43,25 @@ export function createInvitesService(deps: { db: Executor; clock: Clock; publicU
         'this invite has expired; ask an admin of the organization for a new one',
       );
     }
-    return invite;
+    const org = await findOrganization(executor, invite.organization_id);
+    if (org === undefined) throw inviteGone();
+    const { allowedDomains } = parseSettings(org.settings);
+    if (allowedDomains.length > 0 && !allowedDomains.includes(emailDomain(invite.email))) {
+      throw invalidField(
+        'inviteId',
+        `the organization now only admits addresses at ${allowedDomains.join(', ')}; ask an admin for a new invite`,
+      );
+    }
+    if (invite.invited_by !== null) {
+      const inviter = await findMember(executor, invite.organization_id, invite.invited_by);
+      if (inviter?.role !== 'admin') {
+        throw invalidField(
+          'inviteId',
+          'whoever created this invite is no longer an admin of the organization; ask an admin for a new one',
+        );
+      }
+    }
+    return { invite, org };
   }
 
   return {
@@ -141,9 +163,7 @@ export function createInvitesService(deps: { db: Executor; clock: Clock; publicU
 
     /** What the invite link shows before acceptance. No auth: the unguessable id is the credential. */
     async preview(inviteId: string): Promise<InvitePreview> {
-      const invite = await openInvite(db, inviteId, clock.now());
-      const org = await findOrganization(db, invite.organization_id);
-      if (org === undefined) throw inviteGone();
+      const { invite, org } = await openInvite(db, inviteId, clock.now());
       return {
         inviteId: invite.id,
         organizationName: org.name,
@@ -162,7 +182,7 @@ export function createInvitesService(deps: { db: Executor; clock: Clock; publicU
       const now = clock.now();
       const at = now.toISOString();
       return db.transaction().execute(async (trx) => {
-        const invite = await openInvite(trx, inviteId, now);
+        const { invite } = await openInvite(trx, inviteId, now);
         const memberId = newId('mem');
         if (!(await invites.claimInvite(trx, inviteId, memberId, at))) throw inviteGone();
         const member: Member = {

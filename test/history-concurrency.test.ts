@@ -33,7 +33,9 @@ describe('history under concurrent edits', () => {
     expect(results.map((r) => r.status)).toEqual(Array<number>(20).fill(200));
 
     const history = await admin.api.get(`${url}/history?limit=100`);
-    const entries = (history.body.data.entries as Entry[]).filter((e) => e.field === 'title' && e.old !== null);
+    const entries = (history.body.data.entries as Entry[]).filter(
+      (e) => e.field === 'title' && e.old !== null,
+    );
     expect(entries).toHaveLength(20);
     // Walk the chain from the first value: each step must find exactly one entry.
     let current: string | null = 'Start';

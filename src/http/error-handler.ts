@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, UNAVAILABLE_RETRY_AFTER_S, type ErrorDetail } from '../errors.js';
+import { sanitizeUrl } from '../logger.js';
 
 interface AjvError {
   instancePath: string;
@@ -107,7 +108,10 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     sendError(
       request,
       reply,
-      new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}`),
+      new AppError(
+        'NOT_FOUND',
+        `No route ${request.method} ${sanitizeUrl(request.url.split('?')[0]!.slice(0, 200))}`,
+      ),
     ),
   );
 }

@@ -8,11 +8,13 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDb, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { createLogger } from '../../src/logger.js';
 import type { Api } from '../../src/http/api.js';
 import { createRateLimiter, type RateLimiter } from '../../src/modules/rate-limits/rate-limiter.js';
 import type { Services } from '../../src/services.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { createTestDatabase, testDialect, testRedisUrl, type TestDatabase } from './databases.js';
+import { captureLogs } from './log-capture.js';
 
 export interface Response<T = any> {
   status: number;
@@ -56,6 +58,8 @@ export interface Harness {
   dialect: 'sqlite' | 'postgres';
   databaseUrl: string;
   rateLimiter: RateLimiter;
+  /** The log lines written so far (empty when the test brought its own logger). */
+  logs: string[];
   /** A client that sends this key (or none). */
   client(apiKey?: string, extraHeaders?: Record<string, string>): Client;
   given: {
@@ -89,7 +93,10 @@ export async function startHarness(
   });
   const db = createDb(config.database);
   await migrateToLatest(db);
-  const logger = options.logger ?? pino({ level: 'silent' });
+  // Unless a test brings its own logger, the service's own logger writes everything into memory,
+  // checked for credentials when the harness closes.
+  const captured = options.logger === undefined ? captureLogs() : null;
+  const logger = options.logger ?? createLogger({ logLevel: 'trace' }, captured!.stream);
   // Each harness counts in its own Redis namespace, so parallel files and runs never share budgets.
   const rateLimiter = createRateLimiter({
     redisUrl: testRedisUrl(),
@@ -188,6 +195,7 @@ export async function startHarness(
     dialect: testDialect(),
     databaseUrl: database.url,
     rateLimiter,
+    logs: captured?.lines ?? [],
     client,
     given,
     async close() {
@@ -201,6 +209,7 @@ export async function startHarness(
           if (options.database === undefined) await database.drop();
         }
       }
+      captured?.assertNoSecrets();
     },
   };
 }

@@ -31,8 +31,13 @@ export default defineConfig(async () => {
   const [pg, redis] = await Promise.all([reachable(PG_URL), reachable(REDIS_URL)]);
   // Read by the global setup (same process) and by every test worker (through test.env).
   process.env.APPMETA_TEST_RUN ??= randomBytes(4).toString('hex');
-  const seed = Number(process.env.APPMETA_TEST_SEED) || Math.floor(Math.random() * 2 ** 31);
-  console.log(`test order seed: ${seed} (replay this order with APPMETA_TEST_SEED=${seed} npm test)`);
+  // Vitest evaluates this file more than once per run: the seed is drawn and printed once.
+  if (process.env.APPMETA_TEST_SEED === undefined) {
+    process.env.APPMETA_TEST_SEED = String(Math.floor(Math.random() * 2 ** 31));
+    const seed = process.env.APPMETA_TEST_SEED;
+    console.log(`test order seed: ${seed} (replay this order with APPMETA_TEST_SEED=${seed} npm test)`);
+  }
+  const seed = Number(process.env.APPMETA_TEST_SEED);
   const env = { APPMETA_TEST_RUN: process.env.APPMETA_TEST_RUN };
   const projects: TestProjectInlineConfiguration[] = [
     {

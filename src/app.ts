@@ -8,18 +8,23 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
-import type { IncomingMessage } from 'node:http';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { createLogger } from './logger.js';
 import { serviceUnavailable } from './errors.js';
 import type { Api } from './http/api.js';
 import { ok } from './http/envelope.js';
-import { registerErrorHandlers } from './http/error-handler.js';
+import {
+  createClientErrorHandler,
+  createFrameworkErrorHandler,
+  MAX_PARAM_LENGTH,
+  registerErrorHandlers,
+} from './http/error-handler.js';
+import { genReqId } from './http/request-id.js';
 import { registerIdentity, requireCaller } from './http/identity.js';
 import { registerInFlightWork } from './http/in-flight.js';
 import { registerJsonBodyParser, registerNulUrlGuard } from './http/json-body.js';
-import { registerRateLimit } from './http/rate-limit.js';
+import { registerRateLimit, type ChargeRequests } from './http/rate-limit.js';
 import { createRateLimiter, type RateLimiter } from './modules/rate-limits/rate-limiter.js';
 import { ERRORS, ErrorResponse, Ok, PUBLIC } from './http/schemas.js';
 import { createValidatorCompiler } from './http/validation.js';
@@ -34,8 +39,6 @@ import { projectRoutes } from './modules/projects/projects.routes.js';
 import { createServices, type Services } from './services.js';
 import { resolveKeyRing, type KeyRing } from './shared/key-ring.js';
 import type { ConnectorFactory } from './modules/credentials/credentials.service.js';
-import { base32 } from './shared/ids.js';
-import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from './shared/clock.js';
 
 export interface AppDeps {
@@ -78,13 +81,18 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
   const fastifyLogger: FastifyBaseLogger = logger;
   const rateLimiter = deps.rateLimiter ?? createRateLimiter({ redisUrl: config.redisUrl, log: logger });
 
+  // Errors raised below the router get the same envelope; they are charged to the rate limit
+  // like any request, once the limiter is registered (below).
+  let chargeRequests: ChargeRequests | null = null;
   const app = Fastify({
     loggerInstance: fastifyLogger,
     genReqId,
+    frameworkErrors: createFrameworkErrorHandler(() => chargeRequests),
+    clientErrorHandler: createClientErrorHandler(rateLimiter),
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const inFlight = registerInFlightWork(app);
@@ -97,7 +105,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
   });
   registerNulUrlGuard(app);
   registerIdentity(app, services.apiKeys);
-  const chargeRequests = registerRateLimit(app, rateLimiter);
+  const charge = registerRateLimit(app, rateLimiter);
+  chargeRequests = charge;
   // onClose runs once the server accepts nothing more. Requests already in it may still be on
   // their way to the rate limiter and the database: the limiter closes after them, and the
   // database (closed by whoever opened it) after app.close().
@@ -162,7 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
     },
     { prefix: '/v1' },
   );
-  mcpRoutes(app, services, chargeRequests);
+  mcpRoutes(app, services, charge);
   await app.register(async (dashboard: Api) => dashboardInviteRoutes(dashboard, services), {
     prefix: '/api/dashboard',
   });
@@ -220,19 +229,4 @@ function metricsRoute(app: Api, rateLimiter: RateLimiter): void {
     ];
     return reply.type('text/plain; version=0.0.4').send(`${lines.join('\n')}\n`);
   });
-}
-
-const INCOMING_ID = /^[A-Za-z0-9._:-]{1,64}$/;
-
-// Request ids: a random prefix per process and a counter, unique across instances without a
-// random draw per request (which showed in the profile).
-const REQUEST_ID_PREFIX = `req_${base32(randomBytes(5))}`;
-let requestCounter = 0;
-
-/** Keeps a caller's X-Request-Id when it is a plain token (to trace across services), else makes one. */
-function genReqId(request: IncomingMessage): string {
-  const incoming = request.headers['x-request-id'];
-  if (typeof incoming === 'string' && INCOMING_ID.test(incoming)) return incoming;
-  requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER;
-  return `${REQUEST_ID_PREFIX}${requestCounter.toString(36)}`;
 }

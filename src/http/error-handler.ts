@@ -1,6 +1,12 @@
+import http from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, UNAVAILABLE_RETRY_AFTER_S, type ErrorDetail } from '../errors.js';
 import { sanitizeUrl } from '../logger.js';
+import { ANONYMOUS_REQUESTS_PER_MINUTE } from '../modules/organizations/plans.js';
+import type { RateLimiter } from '../modules/rate-limits/rate-limiter.js';
+import type { ChargeRequests } from './rate-limit.js';
+import { nextRequestId } from './request-id.js';
 
 interface AjvError {
   instancePath: string;
@@ -57,6 +63,15 @@ export function toAppError(error: unknown): AppError {
     return new AppError('INVALID_REQUEST', `Invalid ${label}: ${summary}`, details);
   }
   switch (fastifyError.code) {
+    case 'FST_ERR_BAD_URL':
+      return new AppError('INVALID_REQUEST', 'The URL is not valid: it holds a malformed percent-encoding');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError(
+        'INVALID_REQUEST',
+        `A segment of the URL path is longer than ${MAX_PARAM_LENGTH} characters`,
+        undefined,
+        414,
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('INVALID_REQUEST', 'Content-Type must be application/json', undefined, 415);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -91,7 +106,82 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   });
 }
 
+/** Longest path parameter the router takes (Fastify's maxParamLength); longer is 414. */
+export const MAX_PARAM_LENGTH = 200;
+
+/**
+ * Fastify's `frameworkErrors`: errors found before routing (a malformed percent-encoding, a path
+ * segment over MAX_PARAM_LENGTH). No hook has run for them, so the request id and the rate limit
+ * are applied here; the answer is the usual envelope.
+ */
+export function createFrameworkErrorHandler(charge: () => ChargeRequests | null) {
+  const answer = async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('X-Request-Id', request.id);
+    let appError = toAppError(error);
+    try {
+      await charge()?.(request, reply, 1);
+    } catch (limited) {
+      appError = toAppError(limited);
+    }
+    request.log.info({ code: appError.code, status: appError.status }, appError.message);
+    await sendError(request, reply, appError);
+  };
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    void answer(error, request, reply);
+  };
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before Fastify sees a request
+ * (headers or URL over 16 KiB, a request that arrived too slowly, bytes that are not HTTP). The
+ * answer is written on the socket, in the envelope, with a request id and the rate-limit headers
+ * of the client's IP, and the connection is closed.
+ */
+export function createClientErrorHandler(limiter: RateLimiter) {
+  return (error: NodeJS.ErrnoException, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, message] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'The request headers, URL included, are larger than 16 KiB']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'The request did not arrive in time']
+          : [400, 'The request is not valid HTTP'];
+    void limiter.take(`ip:${socket.remoteAddress}`, ANONYMOUS_REQUESTS_PER_MINUTE).then((decision) => {
+      const body = JSON.stringify({ success: false, error: { code: 'INVALID_REQUEST', message } });
+      const head = [
+        `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`,
+        'Content-Type: application/json; charset=utf-8',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        `X-Request-Id: ${nextRequestId()}`,
+        `X-RateLimit-Limit: ${decision.limit}`,
+        `X-RateLimit-Remaining: ${decision.remaining}`,
+        `X-RateLimit-Reset: ${decision.resetAt}`,
+        'Connection: close',
+      ];
+      if (socket.writable) socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
+      socket.destroy();
+    });
+  };
+}
+
 export function registerErrorHandlers(app: FastifyInstance): void {
+  // Every route's path as a pattern, to tell "no such path" (404) from "not this method" (405).
+  const routes: { pattern: RegExp; methods: Set<string> }[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(
+      `^${route.url
+        .split('/')
+        .map((part) =>
+          part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+        )
+        .join('/')}/?$`,
+    );
+    const methods = [route.method].flat();
+    const known = routes.find((r) => r.pattern.source === pattern.source);
+    if (known === undefined) routes.push({ pattern, methods: new Set(methods) });
+    else for (const method of methods) known.methods.add(method);
+  });
+
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
     if (appError.code === 'SERVICE_UNAVAILABLE') {
@@ -104,14 +194,27 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     return sendError(request, reply, appError);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => [...r.methods]));
+    if (allowed.size > 0) {
+      const allow = [...allowed].sort().join(', ');
+      reply.header('Allow', allow);
+      return sendError(
+        request,
+        reply,
+        new AppError(
+          'INVALID_REQUEST',
+          `${request.method} is not allowed here; use ${allow}`,
+          undefined,
+          405,
+        ),
+      );
+    }
+    return sendError(
       request,
       reply,
-      new AppError(
-        'NOT_FOUND',
-        `No route ${request.method} ${sanitizeUrl(request.url.split('?')[0]!.slice(0, 200))}`,
-      ),
-    ),
-  );
+      new AppError('NOT_FOUND', `No route ${request.method} ${sanitizeUrl(path.slice(0, 200))}`),
+    );
+  });
 }

@@ -14,7 +14,8 @@ export type ChargeRequests = (request: FastifyRequest, reply: FastifyReply, poin
  */
 export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter): ChargeRequests {
   const charge: ChargeRequests = async (request, reply, points) => {
-    const caller = request.caller;
+    // A request refused before routing (frameworkErrors) has no caller decoration at all.
+    const caller = request.caller ?? null;
     const [key, limit] =
       caller === null
         ? [`ip:${request.ip}`, ANONYMOUS_REQUESTS_PER_MINUTE]

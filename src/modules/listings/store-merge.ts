@@ -10,6 +10,40 @@ import type { Store } from '../stores/locales.js';
 import { fieldNames } from './fields.js';
 import * as repo from './listings.repository.js';
 
+/** A field as it is here: the working copy, the store's value at the last sync or push. */
+export interface LocalField {
+  value: string | null;
+  base: string | null;
+  inConflict: boolean;
+}
+
+/** What a field becomes; `conflict` (the store's value) only when both sides changed it. */
+export interface MergedField {
+  value: string | null;
+  base: string | null;
+  conflict?: string | null;
+}
+
+/**
+ * The three-way merge of one field (design.md §9), or null when nothing changes here. The store
+ * sending "" means the field is empty, as null does (both stores treat an empty text as absent).
+ * - not edited here: the field follows the store;
+ * - edited here, store unchanged (still the base): the edit stays, and a conflict the store has
+ *   since undone is no longer one;
+ * - edited here, and the store now has the same text: in sync;
+ * - edited here and changed in the store to something else: a conflict; the local value stays.
+ */
+export function mergeField(local: LocalField | undefined, incomingRaw: string | null): MergedField | null {
+  const incoming = incomingRaw === '' ? null : incomingRaw;
+  const value = local?.value ?? null;
+  const base = local?.base ?? null;
+  const edited = local !== undefined && (value !== base || local.inConflict);
+  if (!edited) return value === incoming && base === incoming ? null : { value: incoming, base: incoming };
+  if (incoming === value) return { value, base: incoming };
+  if (incoming === base) return local.inConflict ? { value, base } : null;
+  return { value, base, conflict: incoming };
+}
+
 export interface MergeResult {
   locales: string[];
   conflicts: {
@@ -63,20 +97,14 @@ export async function mergeSnapshot(
     }
     const fields = new Map(listing.fields.map((f) => [f.field, f]));
     for (const field of fieldNames(store)) {
-      const incoming = storeFields[field] ?? null;
       const row = fields.get(field);
       const value = row?.value ?? null;
-      const base = row?.base ?? null;
-      const edited = row !== undefined && (value !== base || row.in_conflict === 1);
-      let next: { value: string | null; base: string | null; conflict: string | null } | null = null;
-      if (!edited) {
-        if (value !== incoming || base !== incoming)
-          next = { value: incoming, base: incoming, conflict: null };
-      } else if (incoming === value) {
-        next = { value, base: incoming, conflict: null };
-      } else if (incoming !== base) {
-        next = { value, base, conflict: incoming };
-        result.conflicts.push({ store, locale, field, localValue: value, storeValue: incoming });
+      const next = mergeField(
+        row && { value, base: row.base, inConflict: row.in_conflict === 1 },
+        storeFields[field] ?? null,
+      );
+      if (next !== null && next.conflict !== undefined) {
+        result.conflicts.push({ store, locale, field, localValue: value, storeValue: next.conflict });
       }
       if (next === null) continue;
       await repo.upsertField(db, {
@@ -84,8 +112,8 @@ export async function mergeSnapshot(
         field,
         value: next.value,
         base: next.base,
-        conflict_value: next.conflict,
-        in_conflict: next.conflict === null ? 0 : 1,
+        conflict_value: next.conflict ?? null,
+        in_conflict: next.conflict === undefined ? 0 : 1,
         updated_at: at,
       });
       if (next.value !== value) {

@@ -19,9 +19,9 @@ import { createConnectorFactory } from '../src/connectors/index.js';
 import { createDb, type Db } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createEmulators } from '../src/emulators/server.js';
-import { createRateLimiter } from '../src/modules/rate-limits/rate-limiter.js';
-import { createOrganizationsService } from '../src/modules/organizations/organizations.service.js';
-import { APPSTORE_LOCALES, mapLocale } from '../src/modules/stores/locales.js';
+import { createRateLimiter } from '../src/http/rate-limiter.js';
+import { createServices } from '../src/services.js';
+import { APPSTORE_LOCALES, mapLocale } from '../src/shared/stores.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createKeyRing } from '../src/shared/key-ring.js';
 import { appStoreCredentials, serviceAccount } from '../test/support/store-keys.js';
@@ -188,7 +188,12 @@ async function runDatabase(kind: 'sqlite' | 'postgres') {
   const config = loadConfig(env);
   const db = createDb(config.database);
   await migrateToLatest(db);
-  const orgs = createOrganizationsService({ db: db.kysely, clock: systemClock });
+  const orgs = createServices({
+    db,
+    clock: systemClock,
+    config,
+    keyRing: createKeyRing(Buffer.from(SECRET, 'base64')),
+  }).organizations;
   // Scenarios 1 and 2 each spread their load over their own enterprise organizations of 1,000
   // projects (10,000 requests per minute each): rate limiting stays on, and a run of up to
   // ORGANIZATIONS × 10,000 requests in one minute is not refused for want of budget.

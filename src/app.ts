@@ -21,24 +21,26 @@ import {
   registerErrorHandlers,
 } from './http/error-handler.js';
 import { genReqId } from './http/request-id.js';
+import { recordRoutes, type RouteEntry } from './http/route-table.js';
 import { registerIdentity, requireCaller } from './http/identity.js';
 import { registerInFlightWork } from './http/in-flight.js';
 import { registerJsonBodyParser, registerNulUrlGuard } from './http/json-body.js';
 import { registerRateLimit, type ChargeRequests } from './http/rate-limit.js';
-import { createRateLimiter, type RateLimiter } from './modules/rate-limits/rate-limiter.js';
+import { createRateLimiter, type RateLimiter } from './http/rate-limiter.js';
 import { ERRORS, ErrorResponse, Ok, PUBLIC } from './http/schemas.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { mcpRoutes } from './mcp/server.js';
-import { credentialRoutes } from './modules/credentials/credentials.routes.js';
-import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
-import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/invites.routes.js';
-import { listingRoutes } from './modules/listings/listings.routes.js';
-import { memberRoutes } from './modules/members/members.routes.js';
-import { organizationRoutes } from './modules/organizations/organizations.routes.js';
-import { projectRoutes } from './modules/projects/projects.routes.js';
+import { apiKeyRoutes } from './modules/api-keys/index.js';
+import { credentialRoutes } from './modules/credentials/index.js';
+import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/index.js';
+import { listingRoutes } from './modules/listings/index.js';
+import { memberRoutes } from './modules/members/index.js';
+import { organizationRoutes } from './modules/organizations/index.js';
+import { projectRoutes } from './modules/projects/index.js';
+import { syncRoutes } from './modules/sync/index.js';
 import { createServices, type Services } from './services.js';
 import { resolveKeyRing, type KeyRing } from './shared/key-ring.js';
-import type { ConnectorFactory } from './modules/credentials/credentials.service.js';
+import type { ConnectorFactory } from './connectors/store-connector.js';
 import { systemClock, type Clock } from './shared/clock.js';
 
 export interface AppDeps {
@@ -65,7 +67,9 @@ Authenticate with an API key: \`Authorization: Bearer amk_...\`. Every response 
 \`{"success": true, "data": {...}}\` or \`{"success": false, "error": {"code", "message", "details?"}}\` and carries
 \`X-Request-Id\`. The same routes are served under \`/v1\`.`;
 
-export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Services }> {
+export async function buildApp(
+  deps: AppDeps,
+): Promise<{ app: Api; services: Services; routes: RouteEntry[] }> {
   const { config, db } = deps;
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger(config);
@@ -95,10 +99,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const routes = recordRoutes(app);
   const inFlight = registerInFlightWork(app);
   app.addSchema(ErrorResponse);
   app.setValidatorCompiler(createValidatorCompiler([ErrorResponse]));
-  registerErrorHandlers(app);
+  registerErrorHandlers(app, routes);
   registerJsonBodyParser(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -150,7 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
   metricsRoute(app, rateLimiter);
 
   for (const path of ['/api/v1/openapi.json', '/v1/openapi.json']) {
-    app.get(path, { schema: { hide: true } }, async () => app.swagger());
+    app.get(path, { schema: { hide: true, operationId: 'openapi.get' } }, async () => app.swagger());
   }
 
   await app.register(
@@ -176,11 +181,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: Api; services: Ser
     prefix: '/api/dashboard',
   });
 
-  return { app, services };
+  return { app, services, routes };
 }
 
 function versionOneRoutes(api: Api, services: Services): void {
   projectRoutes(api, services);
+  syncRoutes(api, services);
   listingRoutes(api, services);
   organizationRoutes(api, services);
   memberRoutes(api, services);
@@ -218,7 +224,7 @@ function healthRoutes(app: Api, db: Db): void {
 
 /** Prometheus text exposition of the few counters an operator alerts on. */
 function metricsRoute(app: Api, rateLimiter: RateLimiter): void {
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/metrics', { schema: { hide: true, operationId: 'metrics.get' } }, async (_request, reply) => {
     const lines = [
       '# HELP appmeta_rate_limit_store_errors_total Requests served uncounted because the rate-limit store failed.',
       '# TYPE appmeta_rate_limit_store_errors_total counter',

@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { createDb, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { Api } from './http/api.js';
+import type { Services } from './services.js';
 import { createLogger } from './logger.js';
 
 /** Longest a shutdown waits for in-flight requests before the process exits anyway. */
@@ -15,6 +16,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface RunningServer {
   app: Api;
+  services: Services;
   db: Db;
   url: string;
   stop(): Promise<void>;
@@ -62,7 +64,7 @@ export async function startServer(
       })();
       return stopping;
     };
-    return { app, db, url, stop };
+    return { app, services, db, url, stop };
   } catch (error) {
     await db.destroy();
     throw error;

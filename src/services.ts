@@ -1,21 +1,38 @@
-/** The composition root of the domain: every service, wired with what it uses. */
+/**
+ * The composition root of the domain: every service, wired with exactly what it uses. The server,
+ * the MCP endpoint and the operator CLI all get their services from here.
+ */
 import type { Config } from './config.js';
+import { createConnectorFactory } from './connectors/index.js';
+import type { ConnectorFactory } from './connectors/store-connector.js';
 import type { Db } from './db/database.js';
-import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
-import { createFastlaneTransfer } from './modules/listings/fastlane-transfer.js';
-import { createListingsService } from './modules/listings/listings.service.js';
-import { createInvitesService } from './modules/invites/invites.service.js';
-import { createMembersService } from './modules/members/members.service.js';
-import { createOrganizationsService } from './modules/organizations/organizations.service.js';
-import { createProjectsService } from './modules/projects/projects.service.js';
-import { createSyncService } from './modules/sync/sync.service.js';
+import { apiKeysRepository, createApiKeysService, createKeyIssuer } from './modules/api-keys/index.js';
+import { createAuditLog } from './modules/audit/index.js';
+import { createCredentialsService } from './modules/credentials/index.js';
+import { createInviteAcceptance, createInvitesService } from './modules/invites/index.js';
+import {
+  createApprovals,
+  createDiffs,
+  createFastlaneTransfer,
+  createListingsService,
+  createListingWriter,
+  listingsRepository,
+} from './modules/listings/index.js';
+import { createMembersService, membersRepository } from './modules/members/index.js';
+import {
+  createOrganizationSetup,
+  createOrganizationsService,
+  organizationsRepository,
+} from './modules/organizations/index.js';
+import { createProjectsService } from './modules/projects/index.js';
+import {
+  createOperationLock,
+  createOperationsLog,
+  createPushService,
+  createSyncService,
+} from './modules/sync/index.js';
 import type { Clock } from './shared/clock.js';
 import type { KeyRing } from './shared/key-ring.js';
-import { createConnectorFactory } from './connectors/index.js';
-import {
-  createCredentialsService,
-  type ConnectorFactory,
-} from './modules/credentials/credentials.service.js';
 
 export interface ServiceDeps {
   db: Db;
@@ -31,31 +48,54 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps) {
   const db = deps.db.kysely;
   const { clock } = deps;
-  const projects = createProjectsService({ db, clock });
-  const listings = createListingsService({ db, clock, projects });
+  const audit = createAuditLog(clock);
+  const issueKey = createKeyIssuer({ clock, audit });
+  const organizations = organizationsRepository;
+  const members = membersRepository;
+
+  const projects = createProjectsService({ db, clock, audit, organizations, listings: listingsRepository });
+  const writer = createListingWriter({ db, clock });
+  const diffs = createDiffs({ db, projects, organizations });
+  const approvals = createApprovals({ clock, projects, diffs, writer });
   const credentials = createCredentialsService({
     db,
     clock,
+    audit,
     keyRing: deps.keyRing,
     connectors: deps.connectors ?? createConnectorFactory(deps.config),
   });
+  const lock = createOperationLock({
+    db,
+    clock,
+    ...(deps.lockWaitMs !== undefined && { lockWaitMs: deps.lockWaitMs }),
+  });
+
   return {
-    organizations: createOrganizationsService({ db, clock }),
-    members: createMembersService({ db, clock }),
-    invites: createInvitesService({ db, clock, publicUrl: deps.config.publicUrl }),
-    apiKeys: createApiKeysService({ db, clock }),
-    projects,
-    listings,
-    fastlane: createFastlaneTransfer(listings),
-    credentials,
-    sync: createSyncService({
+    // The caller's organization (REST, MCP) and the operator's setup (CLI, first start), one facade.
+    organizations: {
+      ...createOrganizationsService({ db, audit, members }),
+      ...createOrganizationSetup({ db, clock, audit, members, issueKey }),
+    },
+    members: createMembersService({ db, clock, audit, organizations, apiKeys: apiKeysRepository }),
+    invites: createInvitesService({
       db,
       clock,
-      projects,
-      listings,
-      credentials,
-      ...(deps.lockWaitMs !== undefined && { lockWaitMs: deps.lockWaitMs }),
+      audit,
+      publicUrl: deps.config.publicUrl,
+      organizations,
+      members,
     }),
+    inviteAcceptance: createInviteAcceptance({ db, clock, audit, organizations, members, issueKey }),
+    apiKeys: createApiKeysService({ db, clock, audit, members, issueKey }),
+    projects,
+    listings: createListingsService({ db, clock, projects, writer }),
+    diffs,
+    approvals,
+    fastlane: createFastlaneTransfer({ db, projects, writer }),
+    credentials,
+    sync: createSyncService({ db, clock, projects, credentials, lock }),
+    push: createPushService({ db, clock, projects, credentials, diffs, approvals, lock }),
+    operations: createOperationsLog({ db, projects }),
   };
 }
 

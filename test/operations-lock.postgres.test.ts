@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createDb } from '../src/db/database.js';
-import { createRateLimiter } from '../src/modules/rate-limits/rate-limiter.js';
+import { createRateLimiter } from '../src/http/rate-limiter.js';
 import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from './support/emulators.js';
 import { startHarness, type Harness } from './support/harness.js';
 

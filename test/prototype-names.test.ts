@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPSTORE_FIELDS, PLAYSTORE_FIELDS, ruleOf } from '../src/modules/listings/fields.js';
 import { isPlan } from '../src/modules/organizations/plans.js';
-import { mapLocale } from '../src/modules/stores/locales.js';
+import { mapLocale } from '../src/shared/stores.js';
 import { startHarness, type Actor, type Harness } from './support/harness.js';
 import { buildZip, entry } from './support/zip.js';
 

@@ -1,25 +1,33 @@
 /**
  * The role matrix of design.md §6, written out here independently of src/modules/access: every
- * operation × every role, each driven over HTTP with a request that is valid apart from the role.
+ * operation of the role table × every role, each driven over HTTP with a request that is valid
+ * apart from the role. The test fails when the table gains an operation this matrix lacks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appStoreCredentials } from './support/store-keys.js';
-import { OPERATIONS, type OperationId } from '../src/modules/access/operations.js';
+import { OPERATIONS, type RoleOperation } from '../src/modules/access/index.js';
+import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from './support/emulators.js';
 import { startHarness, type Actor, type Harness, type TestOrganization } from './support/harness.js';
+import { appStoreCredentials } from './support/store-keys.js';
+import { buildZip, entry } from './support/zip.js';
 
 type Role = 'viewer' | 'member' | 'admin';
 type Call = (actor: Actor, setup: Setup) => Promise<{ status: number; body: any }>;
 interface Setup {
   org: TestOrganization;
   project: string;
-  other: Actor;
+  /** Another member, made on demand (accepting an invite costs the anonymous per-IP budget). */
+  other: () => Promise<Actor>;
+  /** A history entry of the project's appstore/en-US listing. */
+  historyId: string;
 }
 
 const V = true;
 const X = false;
+const listing = (s: Setup, store = 'appstore', locale = 'en-US') =>
+  `/api/v1/projects/${s.project}/listings/${store}/${locale}`;
 
 // operation: [viewer, member, admin, the request]
-const MATRIX: Record<OperationId, [boolean, boolean, boolean, Call]> = {
+const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
   'projects.list': [V, V, V, (a) => a.api.get('/api/v1/projects')],
   'projects.get': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}`)],
   'projects.create': [X, V, V, (a) => a.api.post('/api/v1/projects', { name: 'New' })],
@@ -27,49 +35,60 @@ const MATRIX: Record<OperationId, [boolean, boolean, boolean, Call]> = {
   'projects.delete': [X, X, V, (a, s) => a.api.delete(`/api/v1/projects/${s.project}`)],
   'projects.sync': [X, V, V, (a, s) => a.api.post(`/api/v1/projects/${s.project}/sync`, {})],
   'projects.push': [X, V, V, (a, s) => a.api.post(`/api/v1/projects/${s.project}/push`, {})],
-  'listings.read': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/listings`)],
-  'listings.edit': [
+  'projects.operations': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/operations`)],
+
+  'listings.list': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/listings`)],
+  'listings.get': [V, V, V, (a, s) => a.api.get(listing(s))],
+  'listings.update': [X, V, V, (a, s) => a.api.patch(listing(s), { subtitle: 'Hello' })],
+  'listings.delete': [X, V, V, (a, s) => a.api.delete(listing(s))],
+  'listings.diff': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/diff`)],
+  'listings.history': [V, V, V, (a, s) => a.api.get(`${listing(s)}/history`)],
+  'listings.revert': [X, V, V, (a, s) => a.api.post(`${listing(s)}/revert`, { historyId: s.historyId })],
+  'listings.copy': [
     X,
     V,
     V,
-    (a, s) => a.api.patch(`/api/v1/projects/${s.project}/listings/appstore/en-US`, { name: 'Hello' }),
+    (a, s) =>
+      a.api.post(`/api/v1/projects/${s.project}/listings/copy`, {
+        from: { store: 'appstore', locale: 'en-US' },
+        to: { store: 'playstore' },
+      }),
   ],
-  'listings.approve': [
+  'listings.approve': [X, X, V, (a, s) => a.api.post(`/api/v1/projects/${s.project}/approvals`)],
+  'listings.export': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/export`)],
+  'listings.import': [
     X,
-    X,
+    V,
     V,
     async (a, s) => {
-      await s.org.admin.api.patch(`/api/v1/projects/${s.project}/listings/playstore/de-DE`, {
-        title: 'Hallo',
+      const res = await h.app.inject({
+        method: 'POST',
+        url: `/api/v1/projects/${s.project}/import`,
+        headers: { authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/zip' },
+        payload: buildZip([entry('fastlane/metadata/en-US/subtitle.txt', 'Imported')]).buffer,
       });
-      return a.api.post(`/api/v1/projects/${s.project}/approvals`);
+      return { status: res.statusCode, body: res.json() };
     },
   ],
+
   'organization.get': [V, V, V, (a) => a.api.get('/api/v1/organization')],
   'organization.update': [X, X, V, (a) => a.api.patch('/api/v1/organization', { name: 'New name' })],
   'auditLog.list': [X, X, V, (a) => a.api.get('/api/v1/organization/audit-log')],
-  'credentials.read': [X, X, V, (a) => a.api.get('/api/v1/organization/credentials')],
-  'credentials.write': [
-    X,
-    X,
-    V,
-    (a) => {
-      const { issuerId, keyId, privateKey } = appStoreCredentials();
-      return a.api.request('PUT', '/api/v1/organization/credentials/appstore', {
-        issuerId,
-        keyId,
-        privateKey,
-      });
-    },
-  ],
+
   'members.list': [V, V, V, (a) => a.api.get('/api/v1/organization/members')],
   'members.updateRole': [
     X,
     X,
     V,
-    (a, s) => a.api.patch(`/api/v1/organization/members/${s.other.id}`, { role: 'viewer' }),
+    async (a, s) => a.api.patch(`/api/v1/organization/members/${(await s.other()).id}`, { role: 'viewer' }),
   ],
-  'members.remove': [X, X, V, (a, s) => a.api.delete(`/api/v1/organization/members/${s.other.id}`)],
+  'members.remove': [
+    X,
+    X,
+    V,
+    async (a, s) => a.api.delete(`/api/v1/organization/members/${(await s.other()).id}`),
+  ],
+
   'invites.create': [
     X,
     X,
@@ -91,6 +110,7 @@ const MATRIX: Record<OperationId, [boolean, boolean, boolean, Call]> = {
       return a.api.delete(`/api/v1/organization/invites/${created.body.data.inviteId}`);
     },
   ],
+
   'apiKeys.list': [V, V, V, (a) => a.api.get('/api/v1/api-keys')],
   'apiKeys.create': [V, V, V, (a) => a.api.post('/api/v1/api-keys', { name: 'mine' })],
   'apiKeys.revoke': [
@@ -102,28 +122,86 @@ const MATRIX: Record<OperationId, [boolean, boolean, boolean, Call]> = {
       return a.api.delete(`/api/v1/api-keys/${created.body.data.key.id}`);
     },
   ],
-  'apiKeys.manageOthers': [X, X, V, (a, s) => a.api.get(`/api/v1/api-keys?memberId=${s.other.id}`)],
+
+  'credentials.list': [X, X, V, (a) => a.api.get('/api/v1/organization/credentials')],
+  'credentials.setAppStore': [
+    X,
+    X,
+    V,
+    (a) => {
+      const { issuerId, keyId, privateKey } = appStoreCredentials();
+      return a.api.request('PUT', '/api/v1/organization/credentials/appstore', {
+        issuerId,
+        keyId,
+        privateKey,
+      });
+    },
+  ],
+  'credentials.setPlayStore': [
+    X,
+    X,
+    V,
+    (a) => a.api.request('PUT', '/api/v1/organization/credentials/playstore', emu.credentials.playstore),
+  ],
+  'credentials.delete': [
+    X,
+    X,
+    V,
+    async (a, s) => {
+      await s.org.admin.api.request(
+        'PUT',
+        '/api/v1/organization/credentials/appstore',
+        emu.credentials.appstore,
+      );
+      return a.api.delete('/api/v1/organization/credentials/appstore');
+    },
+  ],
+  'credentials.verify': [
+    X,
+    X,
+    V,
+    async (a, s) => {
+      await s.org.admin.api.request(
+        'PUT',
+        '/api/v1/organization/credentials/appstore',
+        emu.credentials.appstore,
+      );
+      return a.api.post('/api/v1/organization/credentials/appstore/verify');
+    },
+  ],
 };
 
+/** Who may perform an API-key operation of the table (not the public and operator ones). */
+const roleOperations = () =>
+  (Object.entries(OPERATIONS) as [string, unknown][])
+    .filter(([, access]) => Array.isArray(access))
+    .map(([operation]) => operation)
+    .sort();
+
 let h: Harness;
+let emu: RunningEmulators;
 let org: TestOrganization;
 const actors = {} as Record<Role, Actor>;
 
 beforeAll(async () => {
-  h = await startHarness();
+  emu = await startEmulators();
+  h = await startHarness({ env: emu.env });
   org = await h.given.organization();
   actors.admin = org.admin;
   actors.member = await h.given.member(org, 'member');
   actors.viewer = await h.given.member(org, 'viewer');
 });
-afterAll(() => h.close());
+afterAll(async () => {
+  await h.close();
+  await emu.close();
+});
 
 describe('role matrix', () => {
-  it('covers every operation the service defines', () => {
-    expect(Object.keys(MATRIX).sort()).toEqual(Object.keys(OPERATIONS).sort());
+  it('covers every role operation of the table, and no other', () => {
+    expect(Object.keys(MATRIX).sort()).toEqual(roleOperations());
   });
 
-  const cases = (Object.entries(MATRIX) as [OperationId, [boolean, boolean, boolean, Call]][]).flatMap(
+  const cases = (Object.entries(MATRIX) as [RoleOperation, [boolean, boolean, boolean, Call]][]).flatMap(
     ([operation, [viewer, member, admin, call]]) =>
       (
         [
@@ -134,20 +212,31 @@ describe('role matrix', () => {
       ).map(([role, allowed]) => ({ operation, role, allowed, call })),
   );
 
-  it.each(cases)('$operation as $role: allowed=$allowed', async ({ role, allowed, call }) => {
+  it.each(cases)('$operation as $role: allowed=$allowed', async ({ operation, role, allowed, call }) => {
+    const project = (
+      await h.given.project(org.admin, { appStoreAppId: APP_ID, playStorePackageName: PACKAGE })
+    ).id;
+    // Each case has a listing with a history to read, revert, copy and approve.
+    const edited = await org.admin.api.patch(`/api/v1/projects/${project}/listings/appstore/en-US`, {
+      name: 'Weather Pro',
+      subtitle: 'Rain',
+      description: 'Forecasts.',
+    });
+    expect(edited.status).toBe(200);
+    const history = await org.admin.api.get(`/api/v1/projects/${project}/listings/appstore/en-US/history`);
     const setup: Setup = {
       org,
-      project: (
-        await h.given.project(org.admin, { appStoreAppId: '1', playStorePackageName: 'com.example.app' })
-      ).id,
-      other: await h.given.member(org, 'member'),
+      project,
+      other: () => h.given.member(org, 'member'),
+      historyId: history.body.data.entries[0].id,
     };
     const res = await call(actors[role], setup);
     if (allowed) {
-      expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+      expect(res.status, `${operation}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
     } else {
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('FORBIDDEN');
+      expect(res.body.error.message).toContain(operation);
     }
   });
 });

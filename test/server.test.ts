@@ -60,12 +60,7 @@ describe('appmeta serve', () => {
     const server = await startServer(config, { logger: pino({ level: 'silent' }), print: () => undefined });
     const port = new URL(server.url).port;
     // An org to authenticate with, made through the operator path.
-    const { createOrganizationsService } =
-      await import('../src/modules/organizations/organizations.service.js');
-    const created = await createOrganizationsService({
-      db: server.db.kysely,
-      clock: { now: () => new Date() },
-    }).create({
+    const created = await server.services.organizations.create({
       name: 'Shutdown',
       adminEmail: 'shutdown@example.com',
     });
@@ -116,12 +111,10 @@ describe('appmeta serve', () => {
     });
     const server = await startServer(config, { logger, print: () => undefined });
     try {
-      const { createOrganizationsService } =
-        await import('../src/modules/organizations/organizations.service.js');
-      const created = await createOrganizationsService({
-        db: server.db.kysely,
-        clock: { now: () => new Date() },
-      }).create({ name: 'Abandoned', adminEmail: 'abandoned@example.com' });
+      const created = await server.services.organizations.create({
+        name: 'Abandoned',
+        adminEmail: 'abandoned@example.com',
+      });
       const call = async (method: string, path: string, body: unknown) =>
         (await (
           await fetch(`${server.url}${path}`, {

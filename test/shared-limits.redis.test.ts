@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createDb } from '../src/db/database.js';
-import { createRateLimiter } from '../src/modules/rate-limits/rate-limiter.js';
+import { createRateLimiter } from '../src/http/rate-limiter.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 let h: Harness;

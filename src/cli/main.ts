@@ -8,20 +8,33 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { createDb, type Db } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { AppError, invalidField, notFound } from '../errors.js';
-import { IMPORT_LIMITS } from '../modules/listings/fastlane-transfer.js';
-import { operatorContext, type RequestContext } from '../modules/access/context.js';
-import { findProjectAnywhere } from '../modules/projects/projects.repository.js';
-import { createServices, type Services } from '../services.js';
-import { resolveKeyRing } from '../shared/key-ring.js';
-import { rotateCredentials } from '../modules/credentials/credentials.service.js';
 import { demoSetup, DEMO_APP_ID, DEMO_PACKAGE } from '../emulators/demo.js';
 import { createEmulators, type EmulatorSeed } from '../emulators/server.js';
+import { AppError, invalidField } from '../errors.js';
 import { createLogger } from '../logger.js';
-import { issueKeyByOperator } from '../modules/api-keys/api-keys.service.js';
-import { createOrganizationsService } from '../modules/organizations/organizations.service.js';
+import { operatorContext, type OperationId, type RequestContext } from '../modules/access/index.js';
+import { IMPORT_LIMITS } from '../modules/listings/index.js';
 import { startServer, stopOnSignals } from '../server.js';
+import { createServices, type Services } from '../services.js';
 import { systemClock } from '../shared/clock.js';
+import { resolveKeyRing } from '../shared/key-ring.js';
+
+/**
+ * Every command and the operation (src/modules/access) it performs: operator operations, or the
+ * same operation as a REST route (done with the operator's admin rights in the project's
+ * organization). test/operations.test.ts checks this table against the commands.
+ */
+export const COMMAND_OPERATIONS = {
+  serve: 'server.serve',
+  migrate: 'database.migrate',
+  'org create': 'organization.create',
+  'org set-plan': 'organization.setPlan',
+  'key create': 'apiKeys.issue',
+  emulate: 'emulators.run',
+  'secrets rotate': 'credentials.rotateKeys',
+  'listings export': 'listings.export',
+  'listings import': 'listings.import',
+} as const satisfies Record<string, OperationId>;
 
 interface Output {
   json: boolean;
@@ -44,6 +57,22 @@ async function withDatabase<T>(
   } finally {
     await db.destroy();
   }
+}
+
+/** The services of the composition root, on the configured database (migrated first). */
+function withServices<T>(run: (services: Services, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  return withDatabase(config, (db) =>
+    run(
+      createServices({
+        db,
+        clock: systemClock,
+        config,
+        keyRing: resolveKeyRing(config, createLogger(config)),
+      }),
+      config,
+    ),
+  );
 }
 
 export function buildCli(): Command {
@@ -88,9 +117,7 @@ export function buildCli(): Command {
     .option('--admin-name <name>', "the first admin's name")
     .option('--plan <plan>', 'free | pro | enterprise', 'free')
     .action(async (options: { name: string; adminEmail: string; adminName?: string; plan: string }) => {
-      const created = await withDatabase(loadConfig(), (db) =>
-        createOrganizationsService({ db: db.kysely, clock: systemClock }).create(options),
-      );
+      const created = await withServices((services) => services.organizations.create(options));
       emit(output(), { organization: created.organization, member: created.member, apiKey: created.apiKey }, [
         `Organization ${created.organization.id} "${created.organization.name}" (${created.organization.plan})`,
         `Admin ${created.member.id} <${created.member.email}>`,
@@ -104,8 +131,8 @@ export function buildCli(): Command {
     .requiredOption('--org <id>', 'organization id')
     .requiredOption('--plan <plan>', 'free | pro | enterprise')
     .action(async (options: { org: string; plan: string }) => {
-      const organization = await withDatabase(loadConfig(), (db) =>
-        createOrganizationsService({ db: db.kysely, clock: systemClock }).setPlan(options.org, options.plan),
+      const organization = await withServices((services) =>
+        services.organizations.setPlan(options.org, options.plan),
       );
       emit(output(), { organization }, [
         `Organization ${organization.id} is now on the ${organization.plan} plan.`,
@@ -120,8 +147,8 @@ export function buildCli(): Command {
     .requiredOption('--member <id>', 'member id')
     .option('--name <name>', 'key name')
     .action(async (options: { member: string; name?: string }) => {
-      const issued = await withDatabase(loadConfig(), (db) =>
-        issueKeyByOperator(db.kysely, systemClock, { memberId: options.member, name: options.name }),
+      const issued = await withServices((services) =>
+        services.apiKeys.issueByOperator({ memberId: options.member, name: options.name }),
       );
       emit(output(), { apiKey: issued.apiKey, key: issued.key }, [
         `Key ${issued.key.id} for member ${issued.key.memberId}`,
@@ -185,10 +212,7 @@ export function buildCli(): Command {
       're-encrypt stored credentials under APPMETA_SECRET_KEY (old keys in APPMETA_SECRET_KEY_PREVIOUS)',
     )
     .action(async () => {
-      const config = loadConfig();
-      const result = await withDatabase(config, (db) =>
-        rotateCredentials(db.kysely, resolveKeyRing(config, createLogger(config)), systemClock),
-      );
+      const result = await withServices((services) => services.credentials.rotateKeys());
       emit(output(), result, [
         `Re-encrypted ${result.rotated} of ${result.total} stored credentials under the current key.`,
       ]);
@@ -235,17 +259,13 @@ export function buildCli(): Command {
 }
 
 /** Runs a command on one project as the operator, inside the project's organization. */
-async function withProject<T>(
+function withProject<T>(
   projectId: string,
   run: (ctx: RequestContext, services: Services) => Promise<T>,
 ): Promise<T> {
-  const config = loadConfig();
-  return withDatabase(config, async (db) => {
-    const project = await findProjectAnywhere(db.kysely, projectId);
-    if (project === undefined) throw notFound('Project');
-    const log = createLogger(config);
-    const services = createServices({ db, clock: systemClock, config, keyRing: resolveKeyRing(config, log) });
-    return run(operatorContext(project.organization_id, log), services);
+  return withServices(async (services, config) => {
+    const organizationId = await services.projects.organizationOf(projectId);
+    return run(operatorContext(organizationId, createLogger(config)), services);
   });
 }
 

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { ConnectorFactory } from '../modules/credentials/credentials.service.js';
+import type { ConnectorFactory } from './store-connector.js';
 import { createAppStoreConnector } from './app-store-connect/connector.js';
 import { createGooglePlayConnector } from './google-play/connector.js';
 import type { RetryPolicy } from './http.js';

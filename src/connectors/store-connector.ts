@@ -2,7 +2,33 @@
  * The one interface behind which both stores sit. Services speak in listings (locale → field →
  * text, with our field names); connectors translate to Apple's or Google's API and back.
  */
-import type { Store } from '../modules/stores/locales.js';
+import type { Store } from '../shared/stores.js';
+
+/** App Store Connect API credentials: a team key (issuer, key id, the .p8). */
+export interface AppStoreSecret {
+  store: 'appstore';
+  issuerId: string;
+  keyId: string;
+  privateKey: string;
+}
+
+/** The fields of a Google service-account key that we use; `token_uri` is never used (design.md §2). */
+export interface ServiceAccount {
+  client_email: string;
+  private_key: string;
+  private_key_id?: string;
+  project_id?: string;
+}
+
+export interface PlayStoreSecret {
+  store: 'playstore';
+  serviceAccount: ServiceAccount;
+}
+
+export type StoreSecret = AppStoreSecret | PlayStoreSecret;
+
+/** Makes the connector for a store secret. */
+export type ConnectorFactory = (secret: StoreSecret) => StoreConnector;
 
 export type FieldValues = Record<string, string | null>;
 

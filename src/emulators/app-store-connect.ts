@@ -6,7 +6,7 @@
  */
 import { createPublicKey, randomUUID, verify, type KeyObject } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { APPSTORE_LOCALES } from '../modules/stores/locales.js';
+import { APPSTORE_LOCALES } from '../shared/stores.js';
 import type { Faults } from './faults.js';
 import { appStoreConnectSpec } from './spec-validator.js';
 

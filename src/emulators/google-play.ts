@@ -6,7 +6,7 @@
  */
 import { createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PLAYSTORE_LOCALES } from '../modules/stores/locales.js';
+import { PLAYSTORE_LOCALES } from '../shared/stores.js';
 import type { Faults } from './faults.js';
 import { googlePlaySpec } from './spec-validator.js';
 

@@ -3,10 +3,11 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, UNAVAILABLE_RETRY_AFTER_S, type ErrorDetail } from '../errors.js';
 import { sanitizeUrl } from '../logger.js';
-import { ANONYMOUS_REQUESTS_PER_MINUTE } from '../modules/organizations/plans.js';
-import type { RateLimiter } from '../modules/rate-limits/rate-limiter.js';
+import { ANONYMOUS_REQUESTS_PER_MINUTE } from '../modules/organizations/index.js';
+import type { RateLimiter } from './rate-limiter.js';
 import type { ChargeRequests } from './rate-limit.js';
 import { nextRequestId } from './request-id.js';
+import { methodsFor, type RouteEntry } from './route-table.js';
 
 interface AjvError {
   instancePath: string;
@@ -164,24 +165,8 @@ export function createClientErrorHandler(limiter: RateLimiter) {
   };
 }
 
-export function registerErrorHandlers(app: FastifyInstance): void {
-  // Every route's path as a pattern, to tell "no such path" (404) from "not this method" (405).
-  const routes: { pattern: RegExp; methods: Set<string> }[] = [];
-  app.addHook('onRoute', (route) => {
-    const pattern = new RegExp(
-      `^${route.url
-        .split('/')
-        .map((part) =>
-          part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-        )
-        .join('/')}/?$`,
-    );
-    const methods = [route.method].flat();
-    const known = routes.find((r) => r.pattern.source === pattern.source);
-    if (known === undefined) routes.push({ pattern, methods: new Set(methods) });
-    else for (const method of methods) known.methods.add(method);
-  });
-
+/** The error handler and the 404/405 handler; `routes` tells a wrong method from an unknown path. */
+export function registerErrorHandlers(app: FastifyInstance, routes: RouteEntry[]): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
     if (appError.code === 'SERVICE_UNAVAILABLE') {
@@ -196,9 +181,9 @@ export function registerErrorHandlers(app: FastifyInstance): void {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
-    const allowed = new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => [...r.methods]));
-    if (allowed.size > 0) {
-      const allow = [...allowed].sort().join(', ');
+    const allowed = methodsFor(routes, path);
+    if (allowed.length > 0) {
+      const allow = allowed.join(', ');
       reply.header('Allow', allow);
       return sendError(
         request,

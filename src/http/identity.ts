@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, unauthorized } from '../errors.js';
-import type { RequestContext } from '../modules/access/context.js';
-import type { ApiKeysService, Caller } from '../modules/api-keys/api-keys.service.js';
+import type { RequestContext } from '../modules/access/index.js';
+import type { ApiKeysService, Caller } from '../modules/api-keys/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { ANONYMOUS_REQUESTS_PER_MINUTE, PLANS } from '../modules/organizations/plans.js';
-import type { RateLimiter } from '../modules/rate-limits/rate-limiter.js';
+import { ANONYMOUS_REQUESTS_PER_MINUTE, PLANS } from '../modules/organizations/index.js';
+import type { RateLimiter } from './rate-limiter.js';
 
 /** Counts requests against a caller's budget; for work that one HTTP request carries several of. */
 export type ChargeRequests = (request: FastifyRequest, reply: FastifyReply, points: number) => Promise<void>;

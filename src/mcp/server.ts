@@ -11,10 +11,9 @@ import { AppError } from '../errors.js';
 import type { Api } from '../http/api.js';
 import { contextOf, requireCaller } from '../http/identity.js';
 import type { ChargeRequests } from '../http/rate-limit.js';
-import type { RequestContext } from '../modules/access/context.js';
-import { APPSTORE_FIELDS, PLAYSTORE_FIELDS } from '../modules/listings/fields.js';
-import type { FieldEdits } from '../modules/listings/listing.js';
-import { STORES } from '../modules/stores/locales.js';
+import type { OperationId, RequestContext } from '../modules/access/index.js';
+import { APPSTORE_FIELDS, PLAYSTORE_FIELDS, type FieldEdits } from '../modules/listings/index.js';
+import { STORES } from '../shared/stores.js';
 import type { Services } from '../services.js';
 
 /**
@@ -64,6 +63,30 @@ async function run(ctx: RequestContext, work: () => Promise<unknown>): Promise<C
   }
 }
 
+/**
+ * Every tool and the operations (src/modules/access) it performs: the same operation ids, and so
+ * the same role checks, as the REST routes. test/operations.test.ts checks this table.
+ */
+export const TOOL_OPERATIONS = {
+  list_projects: ['projects.list'],
+  get_project: ['projects.get'],
+  create_project: ['projects.create'],
+  update_project: ['projects.update'],
+  get_listings: ['listings.list', 'listings.get'],
+  update_listing: ['listings.update'],
+  get_diff: ['listings.diff'],
+  sync_project: ['projects.sync'],
+  push_project: ['projects.push'],
+  get_organization: ['organization.get'],
+  list_members: ['members.list'],
+} as const satisfies Record<string, readonly OperationId[]>;
+
+/** The resources and the operation that reads each. */
+export const RESOURCE_OPERATIONS = { 'project-listings': 'listings.list' } as const satisfies Record<
+  string,
+  OperationId
+>;
+
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 const WRITE = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
 
@@ -76,7 +99,7 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
         'list_projects → get_listings → update_listing → get_diff → push_project with dryRun, then without.',
     },
   );
-  const { projects, listings, sync, organizations, members } = services;
+  const { projects, listings, diffs, sync, push, organizations, members } = services;
 
   server.registerTool(
     'list_projects',
@@ -188,7 +211,7 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
       inputSchema: { projectId, store: storeSelection.optional() },
       annotations: READ,
     },
-    (args) => run(ctx, () => listings.diff(ctx, args.projectId, args.store)),
+    (args) => run(ctx, () => diffs.diff(ctx, args.projectId, args.store)),
   );
 
   server.registerTool(
@@ -227,7 +250,7 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
       },
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
-    ({ projectId: id, ...options }) => run(ctx, () => sync.push(ctx, id, options)),
+    ({ projectId: id, ...options }) => run(ctx, () => push.push(ctx, id, options)),
   );
 
   server.registerTool(

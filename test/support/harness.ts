@@ -10,7 +10,8 @@ import { createDb, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import type { Api } from '../../src/http/api.js';
-import { createRateLimiter, type RateLimiter } from '../../src/modules/rate-limits/rate-limiter.js';
+import type { RouteEntry } from '../../src/http/route-table.js';
+import { createRateLimiter, type RateLimiter } from '../../src/http/rate-limiter.js';
 import type { Services } from '../../src/services.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { createTestDatabase, testDialect, testRedisUrl, type TestDatabase } from './databases.js';
@@ -53,6 +54,8 @@ export interface TestOrganization {
 export interface Harness {
   app: Api;
   services: Services;
+  /** Every route the app registered. */
+  routes: RouteEntry[];
   config: Config;
   db: Db;
   dialect: 'sqlite' | 'postgres';
@@ -103,7 +106,7 @@ export async function startHarness(
     log: logger,
     keyPrefix: `appmeta:test:${randomBytes(6).toString('hex')}`,
   });
-  const { app, services } = await buildApp({
+  const { app, services, routes } = await buildApp({
     config,
     db,
     logger,
@@ -190,6 +193,7 @@ export async function startHarness(
   return {
     app,
     services,
+    routes,
     config,
     db,
     dialect: testDialect(),

@@ -2,7 +2,7 @@
  * App Store Connect connector: ES256 JWT auth, JSON:API reads with pagination, PATCH/POST/DELETE
  * of appInfoLocalizations and appStoreVersionLocalizations in the editable containers.
  */
-import type { AppStoreSecret } from '../../modules/credentials/credential.js';
+import type { AppStoreSecret } from '../store-connector.js';
 import { accountLimiter, DEFAULT_POLICY, NetworkError, send, type RetryPolicy } from '../http.js';
 import { signJwt, tokenCache } from '../jwt.js';
 import {

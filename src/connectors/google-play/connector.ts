@@ -3,7 +3,7 @@
  * GOOGLE_TOKEN_URL (never the key's own token_uri), then the edit lifecycle: insert → listings →
  * commit, deleting the edit whenever anything fails so that no edit is left open.
  */
-import type { PlayStoreSecret } from '../../modules/credentials/credential.js';
+import type { PlayStoreSecret } from '../store-connector.js';
 import { accountLimiter, DEFAULT_POLICY, NetworkError, send, type RetryPolicy } from '../http.js';
 import { signJwt, tokenCache } from '../jwt.js';
 import {

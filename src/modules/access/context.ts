@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Role } from './operations.js';
+import type { Role } from './roles.js';
 
 /** Who is calling: the member behind the API key, with that member's role. */
 export interface Principal {

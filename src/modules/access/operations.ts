@@ -1,12 +1,15 @@
 /**
- * The role matrix of design.md §6 as data: every operation id and the roles that may perform it.
- * The operation id is also the OpenAPI operationId, the log label and the audit-log action.
+ * The role matrix of design.md §6 as data, keyed by operation id: one entry per operation, the
+ * same id for its REST route (the OpenAPI operationId), its MCP tool and its CLI command, and the
+ * label of its logs and audit entries. test/operations.test.ts fails when a route, a tool or a
+ * command has no entry here, or an entry has none of them.
  */
 import { forbidden } from '../../errors.js';
 import type { RequestContext } from './context.js';
+import type { Role } from './roles.js';
 
-export const ROLES = ['admin', 'member', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
+/** Who may perform an operation: roles, anyone without a key (`public`), or only the operator's CLI. */
+export type Access = readonly Role[] | 'public' | 'operator';
 
 const anyone: readonly Role[] = ['viewer', 'member', 'admin'];
 const editors: readonly Role[] = ['member', 'admin'];
@@ -20,16 +23,23 @@ export const OPERATIONS = {
   'projects.delete': admins,
   'projects.sync': editors,
   'projects.push': editors,
+  'projects.operations': anyone,
 
-  'listings.read': anyone,
-  'listings.edit': editors,
+  'listings.list': anyone,
+  'listings.get': anyone,
+  'listings.update': editors,
+  'listings.delete': editors,
+  'listings.diff': anyone,
+  'listings.history': anyone,
+  'listings.revert': editors,
+  'listings.copy': editors,
   'listings.approve': admins,
+  'listings.export': anyone,
+  'listings.import': editors,
 
   'organization.get': anyone,
   'organization.update': admins,
   'auditLog.list': admins,
-  'credentials.read': admins,
-  'credentials.write': admins,
 
   'members.list': anyone,
   'members.updateRole': admins,
@@ -39,23 +49,65 @@ export const OPERATIONS = {
   'invites.list': admins,
   'invites.revoke': admins,
 
-  // A member's own keys; acting on another member's keys also needs apiKeys.manageOthers.
+  // A member's own keys; acting on another member's keys also needs apiKeys.ofOtherMembers.
   'apiKeys.list': anyone,
   'apiKeys.create': anyone,
   'apiKeys.revoke': anyone,
-  'apiKeys.manageOthers': admins,
-} as const satisfies Record<string, readonly Role[]>;
+
+  'credentials.list': admins,
+  'credentials.setAppStore': admins,
+  'credentials.setPlayStore': admins,
+  'credentials.delete': admins,
+  'credentials.verify': admins,
+
+  // The unguessable invite id is the credential.
+  'dashboard.invites.get': 'public',
+  'dashboard.invites.accept': 'public',
+  'health.live': 'public',
+  'health.ready': 'public',
+  'openapi.get': 'public',
+  'metrics.get': 'public',
+
+  // The operator's CLI, on the database directly.
+  'server.serve': 'operator',
+  'database.migrate': 'operator',
+  'organization.create': 'operator',
+  'organization.setPlan': 'operator',
+  'apiKeys.issue': 'operator',
+  'credentials.rotateKeys': 'operator',
+  'emulators.run': 'operator',
+} as const satisfies Record<string, Access>;
 
 export type OperationId = keyof typeof OPERATIONS;
 
-export const isAllowed = (role: Role, operation: OperationId): boolean =>
-  OPERATIONS[operation].includes(role);
+/** Operations that a role performs through an API key (or a session): the role matrix proper. */
+export type RoleOperation = {
+  [K in OperationId]: (typeof OPERATIONS)[K] extends readonly Role[] ? K : never;
+}[OperationId];
 
-/** Throws 403 FORBIDDEN unless the caller's role may perform the operation. */
-export function authorize(ctx: RequestContext, operation: OperationId): void {
+/**
+ * Rights inside an operation, beyond performing it: acting on another member's API keys (list,
+ * create, revoke) is for admins.
+ */
+export const PERMISSIONS = {
+  'apiKeys.ofOtherMembers': admins,
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+export const isOperation = (value: string): value is OperationId => Object.hasOwn(OPERATIONS, value);
+
+/** Whether a role may perform an operation or use a permission. */
+export function isAllowed(role: Role, operation: RoleOperation | Permission): boolean {
+  const roles: readonly Role[] = Object.hasOwn(PERMISSIONS, operation)
+    ? PERMISSIONS[operation as Permission]
+    : OPERATIONS[operation as RoleOperation];
+  return roles.includes(role);
+}
+
+/** Throws 403 FORBIDDEN unless the caller's role may perform the operation (or use the permission). */
+export function authorize(ctx: RequestContext, operation: RoleOperation | Permission): void {
   if (!isAllowed(ctx.principal.role, operation)) {
     throw forbidden(`The ${ctx.principal.role} role may not perform ${operation}`);
   }
 }
-
-export const isRole = (value: string): value is Role => (ROLES as readonly string[]).includes(value);

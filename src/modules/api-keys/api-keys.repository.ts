@@ -104,3 +104,16 @@ function toApiKey(row: ApiKeysTable): ApiKey {
     expiresAt: row.expires_at,
   };
 }
+
+/** The api_keys table, for the services that the composition root gives it to. */
+export const apiKeysRepository = {
+  insert: insertApiKey,
+  findActiveByHash: findActiveKeyByHash,
+  listActive: listActiveKeys,
+  findActive: findActiveKey,
+  revoke: revokeKey,
+  revokeOfMember: revokeKeysOfMember,
+  touch: touchKey,
+};
+
+export type ApiKeysRepository = typeof apiKeysRepository;

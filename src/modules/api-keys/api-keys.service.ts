@@ -1,15 +1,15 @@
+/** API keys: authenticate a request's key; list, create and revoke keys of oneself or (admins) others. */
 import type { Executor } from '../../db/database.js';
 import { invalidField, notFound, unauthorized } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { textProblem } from '../../shared/text.js';
-import type { Principal, RequestContext } from '../access/context.js';
-import { authorize, isRole } from '../access/operations.js';
-import { actorOf, OPERATOR, recordAudit, type AuditActor } from '../audit/audit.js';
-import { findMember, findMemberAnywhere } from '../members/members.repository.js';
-import { isPlan, type Plan } from '../organizations/plans.js';
+import { authorize, isRole, type Principal, type RequestContext } from '../access/index.js';
+import { actorOf, OPERATOR, type AuditActor, type AuditLog } from '../audit/index.js';
+import type { MembersRepository } from '../members/index.js';
+import { isPlan, type Plan } from '../organizations/index.js';
 import { generateSecret, hashSecret, isWellFormedSecret, sameHash, type ApiKey } from './api-key.js';
-import * as keys from './api-keys.repository.js';
+import { apiKeysRepository as keys } from './api-keys.repository.js';
 
 /** An authenticated caller: the key's member, role and organization. */
 export interface Caller {
@@ -24,8 +24,19 @@ export interface IssuedKey {
   key: ApiKey;
 }
 
+export interface KeyToIssue {
+  organizationId: string;
+  memberId: string;
+  name: string;
+  expiresAt: string | null;
+  actor: AuditActor;
+}
+
+/** Creates a key inside the caller's transaction and records it; the secret is returned once. */
+export type IssueKey = (db: Executor, args: KeyToIssue) => Promise<IssuedKey>;
+
 const KEY_NAME_MAX = 100;
-/** A key's display name, trimmed, 1..100 characters; `fallback` when none is given. */
+/** A key's display name, trimmed, 1..100 characters of visible text; `fallback` when none is given. */
 function keyName(raw: string | undefined, fallback: string): string {
   const name = (raw ?? fallback).trim();
   if (name.length === 0) throw invalidField('name', 'must not be empty');
@@ -39,65 +50,62 @@ const MAX_KEY_LIFETIME_MS = 5 * 365 * 24 * 3600 * 1000;
 /** lastActive is written at most this often (design.md §7), so reads do not turn into writes. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-/**
- * Creates a key for a member inside the caller's transaction; records it in the audit log.
- * The secret is returned once and only its hash is stored.
- */
-export async function issueApiKey(
-  db: Executor,
-  args: {
-    organizationId: string;
-    memberId: string;
-    name: string;
-    expiresAt: string | null;
-    actor: AuditActor;
-  },
-  now: Date,
-): Promise<IssuedKey> {
-  const { secret, hash, prefix } = generateSecret();
-  const row = {
-    id: newId('key'),
-    organization_id: args.organizationId,
-    member_id: args.memberId,
-    name: args.name,
-    token_hash: hash,
-    token_prefix: prefix,
-    created_at: now.toISOString(),
-    last_used_at: null,
-    expires_at: args.expiresAt,
-    revoked_at: null,
-  };
-  await keys.insertApiKey(db, row);
-  await recordAudit(db, {
-    organizationId: args.organizationId,
-    actor: args.actor,
-    action: 'apiKeys.create',
-    target: { type: 'apiKey', id: row.id },
-    details: { memberId: args.memberId, name: args.name },
-    at: now,
-  });
-  return {
-    apiKey: secret,
-    key: {
-      id: row.id,
-      name: row.name,
-      memberId: row.member_id,
-      prefix,
-      createdAt: row.created_at,
-      lastUsedAt: null,
-      expiresAt: row.expires_at,
-    },
+/** The one way keys are made: by members, by the operator, for a new organization or invitee. */
+export function createKeyIssuer(deps: { clock: Clock; audit: AuditLog }): IssueKey {
+  return async (db, args) => {
+    const now = deps.clock.now().toISOString();
+    const { secret, hash, prefix } = generateSecret();
+    const row = {
+      id: newId('key'),
+      organization_id: args.organizationId,
+      member_id: args.memberId,
+      name: args.name,
+      token_hash: hash,
+      token_prefix: prefix,
+      created_at: now,
+      last_used_at: null,
+      expires_at: args.expiresAt,
+      revoked_at: null,
+    };
+    await keys.insert(db, row);
+    await deps.audit.recordAs(
+      db,
+      args.organizationId,
+      args.actor,
+      // Keys the operator's CLI makes (first admin, `appmeta key create`) are its apiKeys.issue.
+      args.actor.memberId === null ? 'apiKeys.issue' : 'apiKeys.create',
+      { type: 'apiKey', id: row.id },
+      { memberId: args.memberId, name: args.name },
+    );
+    return {
+      apiKey: secret,
+      key: {
+        id: row.id,
+        name: row.name,
+        memberId: row.member_id,
+        prefix,
+        createdAt: row.created_at,
+        lastUsedAt: null,
+        expiresAt: row.expires_at,
+      },
+    };
   };
 }
 
-export function createApiKeysService(deps: { db: Executor; clock: Clock }) {
-  const { db, clock } = deps;
+export interface ApiKeysServiceDeps {
+  db: Executor;
+  clock: Clock;
+  audit: AuditLog;
+  members: Pick<MembersRepository, 'find' | 'findAnywhere'>;
+  issueKey: IssueKey;
+}
 
+export function createApiKeysService({ db, clock, audit, members, issueKey }: ApiKeysServiceDeps) {
   /** The member whose keys an operation targets: oneself, or (admins only) another member. */
   async function targetMember(ctx: RequestContext, memberId: string | undefined): Promise<string> {
     if (memberId === undefined || memberId === ctx.principal.memberId) return ctx.principal.memberId;
-    authorize(ctx, 'apiKeys.manageOthers');
-    const member = await findMember(db, ctx.organizationId, memberId);
+    authorize(ctx, 'apiKeys.ofOtherMembers');
+    const member = await members.find(db, ctx.organizationId, memberId);
     if (member === undefined) throw notFound('Member');
     return member.id;
   }
@@ -112,7 +120,7 @@ export function createApiKeysService(deps: { db: Executor; clock: Clock }) {
       const secret = match?.[1];
       if (secret === undefined || !isWellFormedSecret(secret)) throw unauthorized();
       const hash = hashSecret(secret);
-      const found = await keys.findActiveKeyByHash(db, hash);
+      const found = await keys.findActiveByHash(db, hash);
       const now = clock.now();
       if (
         found === undefined ||
@@ -125,7 +133,7 @@ export function createApiKeysService(deps: { db: Executor; clock: Clock }) {
         throw unauthorized('The API key is unknown, revoked or expired');
       }
       if (found.lastUsedAt === null || now.getTime() - Date.parse(found.lastUsedAt) >= TOUCH_INTERVAL_MS) {
-        await keys.touchKey(db, found.keyId, found.memberId, now.toISOString());
+        await keys.touch(db, found.keyId, found.memberId, now.toISOString());
       }
       return {
         organizationId: found.organizationId,
@@ -137,7 +145,7 @@ export function createApiKeysService(deps: { db: Executor; clock: Clock }) {
     async list(ctx: RequestContext, query: { memberId?: string }): Promise<ApiKey[]> {
       authorize(ctx, 'apiKeys.list');
       const memberId = await targetMember(ctx, query.memberId);
-      return keys.listActiveKeys(db, ctx.organizationId, memberId);
+      return keys.listActive(db, ctx.organizationId, memberId);
     },
 
     async create(
@@ -157,37 +165,47 @@ export function createApiKeysService(deps: { db: Executor; clock: Clock }) {
       }
       const memberId = await targetMember(ctx, input.memberId);
       return db.transaction().execute((trx) =>
-        issueApiKey(
-          trx,
-          {
-            organizationId: ctx.organizationId,
-            memberId,
-            name,
-            expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString(),
-            actor: actorOf(ctx),
-          },
-          now,
-        ),
+        issueKey(trx, {
+          organizationId: ctx.organizationId,
+          memberId,
+          name,
+          expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString(),
+          actor: actorOf(ctx),
+        }),
       );
     },
 
     /** Revokes a key at once: its next request is 401. Another member's key needs the admin role. */
     async revoke(ctx: RequestContext, keyId: string): Promise<void> {
       authorize(ctx, 'apiKeys.revoke');
-      const key = await keys.findActiveKey(db, ctx.organizationId, keyId);
+      const key = await keys.findActive(db, ctx.organizationId, keyId);
       if (key === undefined) throw notFound('API key');
-      if (key.memberId !== ctx.principal.memberId) authorize(ctx, 'apiKeys.manageOthers');
-      const now = clock.now();
+      if (key.memberId !== ctx.principal.memberId) authorize(ctx, 'apiKeys.ofOtherMembers');
       await db.transaction().execute(async (trx) => {
-        if (!(await keys.revokeKey(trx, ctx.organizationId, keyId, now.toISOString())))
+        if (!(await keys.revoke(trx, ctx.organizationId, keyId, clock.now().toISOString())))
           throw notFound('API key');
-        await recordAudit(trx, {
-          organizationId: ctx.organizationId,
-          actor: actorOf(ctx),
-          action: 'apiKeys.revoke',
-          target: { type: 'apiKey', id: keyId },
-          details: { memberId: key.memberId },
-          at: now,
+        await audit.record(
+          trx,
+          ctx,
+          'apiKeys.revoke',
+          { type: 'apiKey', id: keyId },
+          { memberId: key.memberId },
+        );
+      });
+    },
+
+    /** Operator: `appmeta key create`. A new key for any member, recorded as done by the operator. */
+    async issueByOperator(input: { memberId: string; name?: string }): Promise<IssuedKey> {
+      const name = keyName(input.name, 'CLI key');
+      return db.transaction().execute(async (trx) => {
+        const member = await members.findAnywhere(trx, input.memberId);
+        if (member === undefined) throw notFound('Member');
+        return issueKey(trx, {
+          organizationId: member.organization_id,
+          memberId: member.id,
+          name,
+          expiresAt: null,
+          actor: OPERATOR,
         });
       });
     },
@@ -195,21 +213,3 @@ export function createApiKeysService(deps: { db: Executor; clock: Clock }) {
 }
 
 export type ApiKeysService = ReturnType<typeof createApiKeysService>;
-
-/** Operator: `appmeta key create`. A new key for any member, recorded as done by the operator. */
-export async function issueKeyByOperator(
-  db: Executor,
-  clock: Clock,
-  input: { memberId: string; name?: string },
-): Promise<IssuedKey> {
-  const name = keyName(input.name, 'CLI key');
-  return db.transaction().execute(async (trx) => {
-    const member = await findMemberAnywhere(trx, input.memberId);
-    if (member === undefined) throw notFound('Member');
-    return issueApiKey(
-      trx,
-      { organizationId: member.organization_id, memberId: member.id, name, expiresAt: null, actor: OPERATOR },
-      clock.now(),
-    );
-  });
-}

@@ -1,7 +1,12 @@
+/**
+ * The audit log: who did what to which target, written in the transaction of the change it
+ * records. Actions are operation ids (src/modules/access), or one of the few system actions done
+ * without a request context (by the operator's CLI, or by an invitee accepting an invite).
+ */
 import type { Executor } from '../../db/database.js';
+import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { OPERATOR_MEMBER_ID, type RequestContext } from '../access/context.js';
-import type { OperationId } from '../access/operations.js';
+import { OPERATOR_MEMBER_ID, type OperationId, type RequestContext } from '../access/index.js';
 
 /** Who did it: a member through one of its keys, or the operator through the CLI (both null). */
 export interface AuditActor {
@@ -16,77 +21,99 @@ export const actorOf = (ctx: RequestContext): AuditActor =>
     ? OPERATOR
     : { memberId: ctx.principal.memberId, keyId: ctx.principal.keyId };
 
-/** Actions that are not API operations of a caller: done by the operator or by an invitee. */
-export type SystemAction =
-  'organization.create' | 'organization.setPlan' | 'invites.accept' | 'apiKeys.issue';
+/** Actions that are not a caller's operation: an invitee accepting its invite. */
+export type SystemAction = 'invites.accept';
+
+export type AuditAction = OperationId | SystemAction;
+
+export interface AuditTarget {
+  type: string;
+  id: string;
+}
 
 export interface AuditEntry {
   id: string;
   actor: AuditActor;
   action: string;
-  target: { type: string; id: string };
+  target: AuditTarget;
   details: Record<string, unknown> | null;
   createdAt: string;
 }
 
-/** Appends one entry; call it inside the transaction of the change it records. */
-export async function recordAudit(
-  db: Executor,
-  entry: {
-    organizationId: string;
-    actor: AuditActor;
-    action: OperationId | SystemAction;
-    target: { type: string; id: string };
-    details?: Record<string, unknown>;
-    at: Date;
-  },
-): Promise<void> {
-  await db
-    .insertInto('audit_log')
-    .values({
-      id: newId('aud'),
-      organization_id: entry.organizationId,
-      actor_member_id: entry.actor.memberId,
-      actor_key_id: entry.actor.keyId,
-      action: entry.action,
-      target_type: entry.target.type,
-      target_id: entry.target.id,
-      details: entry.details === undefined ? null : JSON.stringify(entry.details),
-      created_at: entry.at.toISOString(),
-    })
-    .execute();
+export interface AuditLog {
+  /** Records what the caller of `ctx` did; call it inside the transaction of the change. */
+  record(
+    db: Executor,
+    ctx: RequestContext,
+    action: OperationId,
+    target: AuditTarget,
+    details?: Record<string, unknown>,
+  ): Promise<void>;
+  /** Records an action without a request context (operator, invitee), for `organizationId`. */
+  recordAs(
+    db: Executor,
+    organizationId: string,
+    actor: AuditActor,
+    action: AuditAction,
+    target: AuditTarget,
+    details?: Record<string, unknown>,
+  ): Promise<void>;
+  list(
+    db: Executor,
+    organizationId: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ entries: AuditEntry[]; total: number }>;
 }
 
-export async function listAudit(
-  db: Executor,
-  organizationId: string,
-  page: { limit: number; offset: number },
-): Promise<{ entries: AuditEntry[]; total: number }> {
-  const [rows, count] = await Promise.all([
-    db
-      .selectFrom('audit_log')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-    db
-      .selectFrom('audit_log')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirstOrThrow(),
-  ]);
+export function createAuditLog(clock: Clock): AuditLog {
+  const recordAs: AuditLog['recordAs'] = async (db, organizationId, actor, action, target, details) => {
+    await db
+      .insertInto('audit_log')
+      .values({
+        id: newId('aud'),
+        organization_id: organizationId,
+        actor_member_id: actor.memberId,
+        actor_key_id: actor.keyId,
+        action,
+        target_type: target.type,
+        target_id: target.id,
+        details: details === undefined ? null : JSON.stringify(details),
+        created_at: clock.now().toISOString(),
+      })
+      .execute();
+  };
   return {
-    total: Number(count.count),
-    entries: rows.map((row) => ({
-      id: row.id,
-      actor: { memberId: row.actor_member_id, keyId: row.actor_key_id },
-      action: row.action,
-      target: { type: row.target_type, id: row.target_id },
-      details: row.details === null ? null : (JSON.parse(row.details) as Record<string, unknown>),
-      createdAt: row.created_at,
-    })),
+    recordAs,
+    record: (db, ctx, action, target, details) =>
+      recordAs(db, ctx.organizationId, actorOf(ctx), action, target, details),
+    async list(db, organizationId, page) {
+      const [rows, count] = await Promise.all([
+        db
+          .selectFrom('audit_log')
+          .selectAll()
+          .where('organization_id', '=', organizationId)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(page.limit)
+          .offset(page.offset)
+          .execute(),
+        db
+          .selectFrom('audit_log')
+          .select((eb) => eb.fn.countAll<number>().as('count'))
+          .where('organization_id', '=', organizationId)
+          .executeTakeFirstOrThrow(),
+      ]);
+      return {
+        total: Number(count.count),
+        entries: rows.map((row) => ({
+          id: row.id,
+          actor: { memberId: row.actor_member_id, keyId: row.actor_key_id },
+          action: row.action,
+          target: { type: row.target_type, id: row.target_id },
+          details: row.details === null ? null : (JSON.parse(row.details) as Record<string, unknown>),
+          createdAt: row.created_at,
+        })),
+      };
+    },
   };
 }

@@ -1,28 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { invalid, invalidField } from '../../errors.js';
-import type { Store } from '../stores/locales.js';
-
-export interface AppStoreSecret {
-  store: 'appstore';
-  issuerId: string;
-  keyId: string;
-  privateKey: string;
-}
-
-/** The fields of a Google service-account key that we use; `token_uri` is never used (design.md §2). */
-export interface ServiceAccount {
-  client_email: string;
-  private_key: string;
-  private_key_id?: string;
-  project_id?: string;
-}
-
-export interface PlayStoreSecret {
-  store: 'playstore';
-  serviceAccount: ServiceAccount;
-}
-
-export type StoreSecret = AppStoreSecret | PlayStoreSecret;
+import type { AppStoreSecret, PlayStoreSecret, StoreSecret } from '../../connectors/store-connector.js';
+import type { Store } from '../../shared/stores.js';
 
 /** What the API shows of stored credentials: never a secret. */
 export interface CredentialInfo {

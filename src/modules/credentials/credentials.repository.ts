@@ -52,3 +52,14 @@ export async function deleteCredentials(
 export async function allCredentials(db: Executor) {
   return db.selectFrom('store_credentials').selectAll().execute();
 }
+
+/** The store_credentials table, for the services that the composition root gives it to. */
+export const credentialsRepository = {
+  upsert: upsertCredentials,
+  find: findCredentials,
+  list: listCredentials,
+  delete: deleteCredentials,
+  all: allCredentials,
+};
+
+export type CredentialsRepository = typeof credentialsRepository;

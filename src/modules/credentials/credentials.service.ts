@@ -1,41 +1,51 @@
-import { StoreError, type StoreConnector } from '../../connectors/store-connector.js';
+/**
+ * Store credentials of the organization (admins only): set, list (metadata only), delete, verify
+ * with the store; connectors for the other services; key rotation for the operator.
+ */
+import {
+  StoreError,
+  type ConnectorFactory,
+  type StoreConnector,
+  type StoreSecret,
+} from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
 import { notFound } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import type { KeyRing } from '../../shared/key-ring.js';
-import type { RequestContext } from '../access/context.js';
-import { authorize } from '../access/operations.js';
-import { actorOf, recordAudit } from '../audit/audit.js';
-import { STORES, type Store } from '../stores/locales.js';
+import { STORES, type Store } from '../../shared/stores.js';
+import { authorize, type OperationId, type RequestContext } from '../access/index.js';
+import type { AuditLog } from '../audit/index.js';
 import {
   metadataOf,
   parseAppStoreSecret,
   parsePlayStoreSecret,
   unreadable,
   type CredentialInfo,
-  type StoreSecret,
 } from './credential.js';
-import * as repo from './credentials.repository.js';
-
-export type ConnectorFactory = (secret: StoreSecret) => StoreConnector;
+import { credentialsRepository as repo } from './credentials.repository.js';
 
 /** Binds a ciphertext to its row: a sealed secret copied to another organization will not open. */
 const sealContext = (organizationId: string, store: string) => `store_credentials:${organizationId}:${store}`;
 
-export function createCredentialsService(deps: {
+export interface CredentialsServiceDeps {
   db: Executor;
   clock: Clock;
+  audit: AuditLog;
   keyRing: KeyRing;
   connectors: ConnectorFactory;
-}) {
-  const { db, clock, keyRing, connectors } = deps;
+}
 
-  async function save(ctx: RequestContext, secret: StoreSecret): Promise<CredentialInfo> {
+export function createCredentialsService({ db, clock, audit, keyRing, connectors }: CredentialsServiceDeps) {
+  async function save(
+    ctx: RequestContext,
+    operation: OperationId,
+    secret: StoreSecret,
+  ): Promise<CredentialInfo> {
     const at = clock.now().toISOString();
     const sealed = keyRing.seal(JSON.stringify(secret), sealContext(ctx.organizationId, secret.store));
     const metadata = metadataOf(secret);
     await db.transaction().execute(async (trx) => {
-      await repo.upsertCredentials(trx, {
+      await repo.upsert(trx, {
         organization_id: ctx.organizationId,
         store: secret.store,
         key_id: sealed.keyId,
@@ -46,21 +56,14 @@ export function createCredentialsService(deps: {
         created_at: at,
         updated_at: at,
       });
-      await recordAudit(trx, {
-        organizationId: ctx.organizationId,
-        actor: actorOf(ctx),
-        action: 'credentials.write',
-        target: { type: 'credentials', id: secret.store },
-        details: metadata,
-        at: clock.now(),
-      });
+      await audit.record(trx, ctx, operation, { type: 'credentials', id: secret.store }, metadata);
     });
     return { store: secret.store, configured: true, ...metadata, updatedAt: at };
   }
 
   /** The decrypted secret of an organization's store, or null when none is set. */
   async function load(organizationId: string, store: Store): Promise<StoreSecret | null> {
-    const row = await repo.findCredentials(db, organizationId, store);
+    const row = await repo.find(db, organizationId, store);
     if (row === undefined) return null;
     try {
       const text = keyRing.open(
@@ -76,20 +79,20 @@ export function createCredentialsService(deps: {
   return {
     /** Sets App Store Connect API credentials (validated: issuer UUID, key id, P-256 .p8). */
     async setAppStore(ctx: RequestContext, input: { issuerId: string; keyId: string; privateKey: string }) {
-      authorize(ctx, 'credentials.write');
-      return save(ctx, parseAppStoreSecret(input));
+      authorize(ctx, 'credentials.setAppStore');
+      return save(ctx, 'credentials.setAppStore', parseAppStoreSecret(input));
     },
 
     /** Sets a Google service-account key (object or JSON text; client_email and an RSA private_key). */
     async setPlayStore(ctx: RequestContext, input: { serviceAccount: unknown }) {
-      authorize(ctx, 'credentials.write');
-      return save(ctx, parsePlayStoreSecret(input));
+      authorize(ctx, 'credentials.setPlayStore');
+      return save(ctx, 'credentials.setPlayStore', parsePlayStoreSecret(input));
     },
 
     /** What is configured, per store; never a secret. */
     async list(ctx: RequestContext): Promise<CredentialInfo[]> {
-      authorize(ctx, 'credentials.read');
-      const rows = await repo.listCredentials(db, ctx.organizationId);
+      authorize(ctx, 'credentials.list');
+      const rows = await repo.list(db, ctx.organizationId);
       return STORES.map((store) => {
         const row = rows.find((r) => r.store === store);
         if (row === undefined) return { store, configured: false };
@@ -103,24 +106,22 @@ export function createCredentialsService(deps: {
     },
 
     async remove(ctx: RequestContext, store: Store): Promise<void> {
-      authorize(ctx, 'credentials.write');
+      authorize(ctx, 'credentials.delete');
       await db.transaction().execute(async (trx) => {
-        if (!(await repo.deleteCredentials(trx, ctx.organizationId, store)))
-          throw notFound(`${store} credentials`);
-        await recordAudit(trx, {
-          organizationId: ctx.organizationId,
-          actor: actorOf(ctx),
-          action: 'credentials.write',
-          target: { type: 'credentials', id: store },
-          details: { removed: true },
-          at: clock.now(),
-        });
+        if (!(await repo.delete(trx, ctx.organizationId, store))) throw notFound(`${store} credentials`);
+        await audit.record(
+          trx,
+          ctx,
+          'credentials.delete',
+          { type: 'credentials', id: store },
+          { removed: true },
+        );
       });
     },
 
     /** Asks the store whether it accepts the credentials. A refusal is an answer, not an error. */
     async verify(ctx: RequestContext, store: Store) {
-      authorize(ctx, 'credentials.read');
+      authorize(ctx, 'credentials.verify');
       const secret = await load(ctx.organizationId, store);
       if (secret === null) throw notFound(`${store} credentials`);
       try {
@@ -137,39 +138,35 @@ export function createCredentialsService(deps: {
       const secret = await load(organizationId, store);
       return secret === null ? null : connectors(secret);
     },
-  };
-}
 
-/**
- * Operator: `appmeta secrets rotate`. Re-encrypts every stored secret under the current key;
- * rows already under it are left alone. Returns how many were re-encrypted.
- */
-export async function rotateCredentials(
-  db: Executor,
-  keyRing: KeyRing,
-  clock: Clock,
-): Promise<{ rotated: number; total: number }> {
-  const rows = await repo.allCredentials(db);
-  let rotated = 0;
-  for (const row of rows) {
-    if (row.key_id === keyRing.currentKeyId) continue;
-    const context = sealContext(row.organization_id, row.store);
-    const plaintext = keyRing.open(
-      { keyId: row.key_id, iv: row.iv, ciphertext: row.ciphertext, tag: row.auth_tag },
-      context,
-    );
-    const sealed = keyRing.seal(plaintext, context);
-    await repo.upsertCredentials(db, {
-      ...row,
-      key_id: sealed.keyId,
-      iv: sealed.iv,
-      ciphertext: sealed.ciphertext,
-      auth_tag: sealed.tag,
-      updated_at: clock.now().toISOString(),
-    });
-    rotated += 1;
-  }
-  return { rotated, total: rows.length };
+    /**
+     * Operator: `appmeta secrets rotate`. Re-encrypts every stored secret under the current key;
+     * rows already under it are left alone. Answers how many were re-encrypted.
+     */
+    async rotateKeys(): Promise<{ rotated: number; total: number }> {
+      const rows = await repo.all(db);
+      let rotated = 0;
+      for (const row of rows) {
+        if (row.key_id === keyRing.currentKeyId) continue;
+        const context = sealContext(row.organization_id, row.store);
+        const plaintext = keyRing.open(
+          { keyId: row.key_id, iv: row.iv, ciphertext: row.ciphertext, tag: row.auth_tag },
+          context,
+        );
+        const sealed = keyRing.seal(plaintext, context);
+        await repo.upsert(db, {
+          ...row,
+          key_id: sealed.keyId,
+          iv: sealed.iv,
+          ciphertext: sealed.ciphertext,
+          auth_tag: sealed.tag,
+          updated_at: clock.now().toISOString(),
+        });
+        rotated += 1;
+      }
+      return { rotated, total: rows.length };
+    },
+  };
 }
 
 export type CredentialsService = ReturnType<typeof createCredentialsService>;

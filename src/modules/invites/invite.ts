@@ -1,4 +1,4 @@
-import type { Role } from '../access/operations.js';
+import type { Role } from '../access/index.js';
 
 /** The spec's Invite: what the inviting admin gets back. */
 export interface Invite {

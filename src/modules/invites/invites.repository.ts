@@ -77,3 +77,16 @@ export async function claimInvite(db: Executor, id: string, memberId: string, no
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** The invites table, for the services that the composition root gives it to. */
+export const invitesRepository = {
+  insert: insertInvite,
+  find: findInvite,
+  listPending: listPendingInvites,
+  countSeatHolding: countSeatHoldingInvites,
+  revokePendingForEmail,
+  revoke: revokeInvite,
+  claim: claimInvite,
+};
+
+export type InvitesRepository = typeof invitesRepository;

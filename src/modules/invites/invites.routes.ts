@@ -3,9 +3,10 @@ import type { Api } from '../../http/api.js';
 import { ok } from '../../http/envelope.js';
 import { contextOf } from '../../http/identity.js';
 import { BEARER, ERRORS, Nullable, Ok, PUBLIC, Timestamp } from '../../http/schemas.js';
-import { NAME_MAX } from '../organizations/organization.js';
-import { MemberSchema, RoleSchema } from '../members/members.routes.js';
-import { ApiKeySchema } from '../api-keys/api-keys.routes.js';
+import { ApiKeySchema } from '../api-keys/index.js';
+import { MemberSchema, RoleSchema } from '../members/index.js';
+import { NAME_MAX } from '../organizations/index.js';
+import type { InviteAcceptance } from './invite-acceptance.js';
 import type { InvitesService } from './invites.service.js';
 
 const Invite = Type.Object({
@@ -100,8 +101,8 @@ export function inviteRoutes(app: Api, services: { invites: InvitesService }): v
 }
 
 /** The dashboard pair behind an invite link: no API key, the unguessable invite id is the credential. */
-export function dashboardInviteRoutes(app: Api, services: { invites: InvitesService }): void {
-  const { invites } = services;
+export function dashboardInviteRoutes(app: Api, services: { inviteAcceptance: InviteAcceptance }): void {
+  const invites = services.inviteAcceptance;
 
   app.get('/invites/:inviteId', {
     schema: {

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FieldValues, LocaleChange } from '../../connectors/store-connector.js';
-import type { Store } from '../stores/locales.js';
+import type { Store } from '../../shared/stores.js';
 import { fieldNames } from './fields.js';
 import type { FieldChange, FieldState } from './listing.js';
 import type { FieldRow, ListingWithFields } from './listings.repository.js';

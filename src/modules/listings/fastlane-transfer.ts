@@ -8,9 +8,12 @@ import {
   type ArchiveFormat,
   type ArchiveLimits,
 } from '../../shared/archive.js';
-import type { RequestContext } from '../access/context.js';
+import type { Executor } from '../../db/database.js';
+import { authorize, type RequestContext } from '../access/index.js';
+import type { ProjectsService } from '../projects/index.js';
 import { describeSource, fromFastlaneFiles, toFastlaneFiles } from './fastlane.js';
-import type { ListingsService } from './listings.service.js';
+import { toListing, type ListingWriter } from './listing-writer.js';
+import { listingsRepository as repo } from './listings.repository.js';
 
 const MIB = 1024 * 1024;
 /**
@@ -44,9 +47,19 @@ function decodeTexts(files: Map<string, Buffer>): Map<string, string> {
   return texts;
 }
 
-export function createFastlaneTransfer(listings: ListingsService) {
+export interface FastlaneTransferDeps {
+  db: Executor;
+  projects: Pick<ProjectsService, 'require'>;
+  writer: Pick<ListingWriter, 'applyAll'>;
+}
+
+export function createFastlaneTransfer({ db, projects, writer }: FastlaneTransferDeps) {
+  /** The files of the project's listings (working copies) in the fastlane layouts. */
   async function exportFiles(ctx: RequestContext, projectId: string): Promise<Map<string, string>> {
-    return toFastlaneFiles(await listings.list(ctx, projectId));
+    authorize(ctx, 'listings.export');
+    await projects.require(ctx, projectId);
+    const rows = await repo.listWithFields(db, ctx.organizationId, projectId);
+    return toFastlaneFiles(rows.filter((row) => row.status === 'active').map(toListing));
   }
 
   /**
@@ -59,6 +72,8 @@ export function createFastlaneTransfer(listings: ListingsService) {
     files: Map<string, string>,
     unread: string[] = [],
   ) {
+    authorize(ctx, 'listings.import');
+    const project = await projects.require(ctx, projectId);
     const tree = fromFastlaneFiles(files);
     tree.skipped = [...tree.skipped, ...unread].sort();
     if (tree.batch.length === 0) {
@@ -66,22 +81,19 @@ export function createFastlaneTransfer(listings: ListingsService) {
         'No listing texts found: expected fastlane/metadata/<locale>/*.txt or fastlane/metadata/android/<language>/*.txt',
       );
     }
-    const { listings: written, warnings } = await listings.applyBatch(
-      ctx,
-      projectId,
-      tree.batch,
-      'import',
-      describeSource(tree),
-    );
+    const written = await writer.applyAll(ctx, project, tree.batch, 'import', describeSource(tree));
     return {
-      imported: written.map((l) => ({
-        store: l.store,
-        locale: l.locale,
-        fields: Object.keys(tree.batch.find((b) => b.store === l.store && b.locale === l.locale)?.edits ?? {})
-          .length,
+      imported: written.map(({ listing }) => ({
+        store: listing.store,
+        locale: listing.locale,
+        fields: Object.keys(
+          tree.batch.find((b) => b.store === listing.store && b.locale === listing.locale)?.edits ?? {},
+        ).length,
       })),
       skipped: tree.skipped,
-      warnings,
+      warnings: written.flatMap(({ listing, warnings }) =>
+        warnings.map((w) => ({ ...w, store: listing.store, locale: listing.locale })),
+      ),
     };
   }
 
@@ -91,13 +103,15 @@ export function createFastlaneTransfer(listings: ListingsService) {
     async exportArchive(ctx: RequestContext, projectId: string, format: ArchiveFormat): Promise<Buffer> {
       return packArchive(await exportFiles(ctx, projectId), format);
     },
+
     /**
      * Imports an archive sent as a stream. The caller's role and the project are checked before
      * a byte of the body is read; the archive is read within IMPORT_LIMITS (413 or 400 naming
      * the limit or the entry).
      */
     async importArchive(ctx: RequestContext, projectId: string, archive: Readable | Buffer) {
-      await listings.checkEditable(ctx, projectId);
+      authorize(ctx, 'listings.import');
+      await projects.require(ctx, projectId);
       let files: Map<string, Buffer>;
       let names: string[];
       try {

@@ -3,9 +3,9 @@
  * App Store and supply's `metadata/android/<language>/<file>.txt` for Google Play, so that a team
  * can move between fastlane and appmeta without rewriting anything.
  */
-import { APPSTORE_LOCALES, type Store } from '../stores/locales.js';
+import { APPSTORE_LOCALES, type Store } from '../../shared/stores.js';
 import type { FieldEdits, Listing } from './listing.js';
-import type { ListingEdits } from './listings.service.js';
+import type { ListingEdits } from './listing-writer.js';
 
 export const DELIVER_FILES: Readonly<Record<string, string>> = {
   name: 'name.txt',

@@ -3,7 +3,7 @@
  * counted in Unicode code points, the safe reading of "characters" for both stores.
  */
 import { textProblem } from '../../shared/text.js';
-import type { Store } from '../stores/locales.js';
+import type { Store } from '../../shared/stores.js';
 
 export type FieldKind = 'text' | 'keywords' | 'url';
 

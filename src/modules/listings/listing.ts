@@ -1,4 +1,5 @@
-import type { Store } from '../stores/locales.js';
+import type { Store } from '../../shared/stores.js';
+import type { FieldChange } from './listings.schemas.js';
 
 export type FieldState = 'unchanged' | 'modified' | 'conflict';
 
@@ -32,11 +33,7 @@ export interface HistoryEntry {
   createdAt: string;
 }
 
-export interface FieldChange {
-  old: string | null;
-  new: string | null;
-  conflict?: { storeValue: string | null };
-}
+export type { FieldChange } from './listings.schemas.js';
 
 export interface ListingDiff {
   inSync: boolean;

@@ -192,3 +192,24 @@ export async function activeLocales(db: Executor, projectId: string): Promise<st
   // Sorted here, not in SQL, so that both databases give the same (code-unit) order.
   return rows.map((row) => row.locale).sort();
 }
+
+/** The listing tables (listings, fields, history, approvals), for the services that the composition root gives it to. */
+export const listingsRepository = {
+  lockProjectListings,
+  find: findListing,
+  listWithFields: listListings,
+  listFields,
+  insert: insertListing,
+  setStatus: setListingStatus,
+  touch: touchListing,
+  delete: deleteListing,
+  upsertField,
+  insertHistory,
+  listHistory,
+  findHistoryEntry,
+  insertApproval,
+  latestApproval,
+  activeLocales,
+};
+
+export type ListingsRepository = typeof listingsRepository;

@@ -4,12 +4,15 @@ import { ok } from '../../http/envelope.js';
 import { optionalBody } from '../../http/hooks.js';
 import { contextOf } from '../../http/identity.js';
 import { BEARER, ERRORS, Ok, PageQuery, StringEnum } from '../../http/schemas.js';
+import type { Approvals } from './approvals.js';
 import type { FastlaneTransfer } from './fastlane-transfer.js';
+import type { Diffs } from './listing-diff.js';
 import type { ListingsService } from './listings.service.js';
+import { STORE_SELECTIONS } from '../../shared/stores.js';
+import { ProjectParams } from '../projects/index.js';
 import * as S from './listings.schemas.js';
 
 const tags = ['listings'];
-const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 100 }) });
 const ARCHIVE_TYPES = [
   'application/gzip',
   'application/x-gzip',
@@ -20,9 +23,9 @@ const ARCHIVE_TYPES = [
 
 export function listingRoutes(
   app: Api,
-  services: { listings: ListingsService; fastlane: FastlaneTransfer },
+  services: { listings: ListingsService; diffs: Diffs; approvals: Approvals; fastlane: FastlaneTransfer },
 ): void {
-  const { listings, fastlane } = services;
+  const { listings, diffs, approvals, fastlane } = services;
 
   app.get('/projects/:projectId/listings', {
     schema: {
@@ -112,12 +115,12 @@ export function listingRoutes(
       security: BEARER,
       params: ProjectParams,
       querystring: Type.Object({
-        store: Type.Optional(StringEnum(['appstore', 'playstore', 'both'], { default: 'both' })),
+        store: Type.Optional(StringEnum(STORE_SELECTIONS, { default: 'both' })),
       }),
       response: { 200: S.DiffResponse, ...ERRORS },
     },
     handler: async (request) =>
-      ok(await listings.diff(contextOf(request), request.params.projectId, request.query.store)),
+      ok(await diffs.diff(contextOf(request), request.params.projectId, request.query.store)),
   });
 
   app.get('/projects/:projectId/listings/:store/:locale/history', {
@@ -187,7 +190,7 @@ export function listingRoutes(
       response: { 201: S.ApprovalResponse, ...ERRORS },
     },
     handler: async (request, reply) =>
-      reply.code(201).send(ok(await listings.approve(contextOf(request), request.params.projectId))),
+      reply.code(201).send(ok(await approvals.approve(contextOf(request), request.params.projectId))),
   });
 
   app.get('/projects/:projectId/export', {

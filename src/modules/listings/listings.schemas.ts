@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
 import { APPSTORE_FIELDS, PLAYSTORE_FIELDS, type FieldRule } from './fields.js';
 
@@ -55,7 +55,16 @@ export const ListingPatch = Type.Object(
 
 export const EditResponse = Ok(Type.Object({ listing: ListingSchema, warnings: Warnings }));
 
-const Change = Type.Object({
+/** Whether the pending changes need an approval, and whether they have one. */
+export const ApprovalState = Type.Object({
+  required: Type.Boolean(),
+  approved: Type.Boolean(),
+  approvedBy: Nullable(Type.String()),
+  approvedAt: Nullable(Timestamp),
+});
+
+/** One field's pending change: what the store has (old), the working copy (new), a conflict. */
+export const Change = Type.Object({
   old: Nullable(Type.String()),
   new: Nullable(Type.String()),
   conflict: Type.Optional(Type.Object({ storeValue: Nullable(Type.String()) })),
@@ -72,12 +81,7 @@ export const DiffResponse = Ok(
       description: 'Locales deleted here that only a push with prune removes from the store',
     }),
     hash: Type.String({ description: 'SHA-256 of the whole project diff; approvals are bound to it' }),
-    approval: Type.Object({
-      required: Type.Boolean(),
-      approved: Type.Boolean(),
-      approvedBy: Nullable(Type.String()),
-      approvedAt: Nullable(Timestamp),
-    }),
+    approval: ApprovalState,
   }),
 );
 
@@ -166,3 +170,15 @@ export const ImportResponse = Ok(
     ),
   }),
 );
+
+/** A field changed both here and in the store: found by a sync, the local value kept. */
+export const Conflict = Type.Object({
+  store: Type.String(),
+  locale: Type.String(),
+  field: Type.String(),
+  localValue: Nullable(Type.String()),
+  storeValue: Nullable(Type.String()),
+});
+
+export type FieldChange = Static<typeof Change>;
+export type Conflict = Static<typeof Conflict>;

@@ -6,9 +6,12 @@
 import type { LocaleChange, StoreSnapshot } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../shared/ids.js';
-import type { Store } from '../stores/locales.js';
+import type { Store } from '../../shared/stores.js';
 import { fieldNames } from './fields.js';
-import * as repo from './listings.repository.js';
+import type { Conflict } from './listings.schemas.js';
+
+export type { Conflict };
+import { listingsRepository as repo } from './listings.repository.js';
 
 /** A field as it is here: the working copy, the store's value at the last sync or push. */
 export interface LocalField {
@@ -46,13 +49,7 @@ export function mergeField(local: LocalField | undefined, incomingRaw: string | 
 
 export interface MergeResult {
   locales: string[];
-  conflicts: {
-    store: Store;
-    locale: string;
-    field: string;
-    localValue: string | null;
-    storeValue: string | null;
-  }[];
+  conflicts: Conflict[];
   changedFields: number;
 }
 
@@ -73,7 +70,7 @@ export async function mergeSnapshot(
   at: string,
 ): Promise<MergeResult> {
   await repo.lockProjectListings(db, scope.projectId);
-  const existing = (await repo.listListings(db, scope.organizationId, scope.projectId)).filter(
+  const existing = (await repo.listWithFields(db, scope.organizationId, scope.projectId)).filter(
     (l) => l.store === store,
   );
   const byLocale = new Map(existing.map((l) => [l.locale, l]));
@@ -93,7 +90,7 @@ export async function mergeSnapshot(
         created_at: at,
         updated_at: at,
       };
-      listing = { ...(await repo.insertListing(db, row)), fields: [] };
+      listing = { ...(await repo.insert(db, row)), fields: [] };
     }
     const fields = new Map(listing.fields.map((f) => [f.field, f]));
     for (const field of fieldNames(store)) {
@@ -133,7 +130,7 @@ export async function mergeSnapshot(
         });
       }
     }
-    await repo.touchListing(db, listing.id, at);
+    await repo.touch(db, listing.id, at);
   }
 
   for (const listing of existing) {
@@ -141,7 +138,7 @@ export async function mergeSnapshot(
     const untouched = listing.fields.every((f) => f.value === f.base && f.in_conflict === 0);
     const wasInStore = listing.fields.some((f) => f.base !== null);
     // Gone from the store and not edited here: follow the store. A locale never pushed stays.
-    if (wasInStore && (untouched || listing.status === 'removed')) await repo.deleteListing(db, listing.id);
+    if (wasInStore && (untouched || listing.status === 'removed')) await repo.delete(db, listing.id);
   }
   await repo.insertHistory(db, history);
   return result;
@@ -162,7 +159,7 @@ export async function recordPush(
 ): Promise<void> {
   await repo.lockProjectListings(db, scope.projectId);
   for (const change of accepted) {
-    const listing = await repo.findListing(db, scope.projectId, store, change.locale);
+    const listing = await repo.find(db, scope.projectId, store, change.locale);
     if (listing === undefined) continue;
     for (const row of await repo.listFields(db, listing.id)) {
       if (!Object.hasOwn(change.fields, row.field) || row.value !== change.fields[row.field]) continue;
@@ -170,7 +167,7 @@ export async function recordPush(
     }
   }
   for (const locale of removed) {
-    const listing = await repo.findListing(db, scope.projectId, store, locale);
-    if (listing !== undefined && listing.status === 'removed') await repo.deleteListing(db, listing.id);
+    const listing = await repo.find(db, scope.projectId, store, locale);
+    if (listing !== undefined && listing.status === 'removed') await repo.delete(db, listing.id);
   }
 }

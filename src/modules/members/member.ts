@@ -1,5 +1,5 @@
 import { textProblem } from '../../shared/text.js';
-import type { Role } from '../access/operations.js';
+import type { Role } from '../access/index.js';
 
 export interface Member {
   id: string;

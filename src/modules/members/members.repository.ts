@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import type { MembersTable } from '../../db/tables.js';
-import type { Role } from '../access/operations.js';
+import type { Role } from '../access/index.js';
 import type { Member } from './member.js';
 
 export async function insertMember(db: Executor, row: MembersTable): Promise<void> {
@@ -80,3 +80,17 @@ function toMember(row: MembersTable): Member {
     joinedAt: row.joined_at,
   };
 }
+
+/** The members table, for the services that the composition root gives it to. */
+export const membersRepository = {
+  insert: insertMember,
+  list: listMembers,
+  find: findMember,
+  findAnywhere: findMemberAnywhere,
+  findByEmail: findMemberByEmail,
+  count: countMembers,
+  updateRole: updateMemberRole,
+  delete: deleteMember,
+};
+
+export type MembersRepository = typeof membersRepository;

@@ -3,7 +3,7 @@ import type { Api } from '../../http/api.js';
 import { message, ok } from '../../http/envelope.js';
 import { contextOf } from '../../http/identity.js';
 import { BEARER, ERRORS, MessageResponse, Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
-import { ROLES } from '../access/operations.js';
+import { ROLES } from '../access/index.js';
 import type { MembersService } from './members.service.js';
 
 const tags = ['members'];

@@ -1,17 +1,23 @@
+/** Members of the caller's organization: list them, change a role, remove one. */
 import type { Executor } from '../../db/database.js';
 import { invalidField, notFound } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
-import type { RequestContext } from '../access/context.js';
-import { authorize, type Role } from '../access/operations.js';
-import { revokeKeysOfMember } from '../api-keys/api-keys.repository.js';
-import { actorOf, recordAudit } from '../audit/audit.js';
-import { lockOrganization } from '../organizations/organizations.repository.js';
+import { authorize, type RequestContext, type Role } from '../access/index.js';
+import type { ApiKeysRepository } from '../api-keys/index.js';
+import type { AuditLog } from '../audit/index.js';
+import type { OrganizationsRepository } from '../organizations/index.js';
 import type { Member } from './member.js';
-import * as members from './members.repository.js';
+import { membersRepository as members } from './members.repository.js';
 
-export function createMembersService(deps: { db: Executor; clock: Clock }) {
-  const { db, clock } = deps;
+export interface MembersServiceDeps {
+  db: Executor;
+  clock: Clock;
+  audit: AuditLog;
+  organizations: Pick<OrganizationsRepository, 'lock'>;
+  apiKeys: Pick<ApiKeysRepository, 'revokeOfMember'>;
+}
 
+export function createMembersService({ db, clock, audit, organizations, apiKeys }: MembersServiceDeps) {
   /**
    * Runs a change to one member under the organization's lock, after checking that an admin
    * would remain: "an organization always keeps at least one admin" (design.md §6) must hold
@@ -24,10 +30,10 @@ export function createMembersService(deps: { db: Executor; clock: Clock }) {
     change: (trx: Executor, member: Member) => Promise<T>,
   ): Promise<T> {
     return db.transaction().execute(async (trx) => {
-      await lockOrganization(trx, ctx.organizationId);
-      const member = await members.findMember(trx, ctx.organizationId, memberId);
+      await organizations.lock(trx, ctx.organizationId);
+      const member = await members.find(trx, ctx.organizationId, memberId);
       if (member === undefined) throw notFound('Member');
-      if (removesAdmin(member) && (await members.countMembers(trx, ctx.organizationId, 'admin')) <= 1) {
+      if (removesAdmin(member) && (await members.count(trx, ctx.organizationId, 'admin')) <= 1) {
         throw invalidField('memberId', 'the organization must keep at least one admin');
       }
       return change(trx, member);
@@ -37,7 +43,7 @@ export function createMembersService(deps: { db: Executor; clock: Clock }) {
   return {
     async list(ctx: RequestContext): Promise<Member[]> {
       authorize(ctx, 'members.list');
-      return members.listMembers(db, ctx.organizationId);
+      return members.list(db, ctx.organizationId);
     },
 
     /** Changes a member's role; 400 when it would demote the last admin. */
@@ -49,15 +55,14 @@ export function createMembersService(deps: { db: Executor; clock: Clock }) {
         (member) => member.role === 'admin' && role !== 'admin',
         async (trx, member) => {
           if (member.role !== role) {
-            await members.updateMemberRole(trx, ctx.organizationId, member.id, role);
-            await recordAudit(trx, {
-              organizationId: ctx.organizationId,
-              actor: actorOf(ctx),
-              action: 'members.updateRole',
-              target: { type: 'member', id: member.id },
-              details: { from: member.role, to: role },
-              at: clock.now(),
-            });
+            await members.updateRole(trx, ctx.organizationId, member.id, role);
+            await audit.record(
+              trx,
+              ctx,
+              'members.updateRole',
+              { type: 'member', id: member.id },
+              { from: member.role, to: role },
+            );
           }
           return { id: member.id, role };
         },
@@ -72,17 +77,15 @@ export function createMembersService(deps: { db: Executor; clock: Clock }) {
         memberId,
         (member) => member.role === 'admin',
         async (trx, member) => {
-          const now = clock.now();
-          await revokeKeysOfMember(trx, ctx.organizationId, member.id, now.toISOString());
-          await members.deleteMember(trx, ctx.organizationId, member.id);
-          await recordAudit(trx, {
-            organizationId: ctx.organizationId,
-            actor: actorOf(ctx),
-            action: 'members.remove',
-            target: { type: 'member', id: member.id },
-            details: { email: member.email, role: member.role },
-            at: now,
-          });
+          await apiKeys.revokeOfMember(trx, ctx.organizationId, member.id, clock.now().toISOString());
+          await members.delete(trx, ctx.organizationId, member.id);
+          await audit.record(
+            trx,
+            ctx,
+            'members.remove',
+            { type: 'member', id: member.id },
+            { email: member.email, role: member.role },
+          );
           return member;
         },
       );

@@ -1,6 +1,6 @@
 import { invalidField } from '../../errors.js';
 import { textProblem } from '../../shared/text.js';
-import { isCommonLocale } from '../stores/locales.js';
+import { isCommonLocale } from '../../shared/stores.js';
 import type { Plan } from './plans.js';
 
 export interface OrganizationSettings {

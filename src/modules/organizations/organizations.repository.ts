@@ -68,3 +68,16 @@ export async function releaseProjectSlot(db: Executor, id: string): Promise<void
     .where('id', '=', id)
     .execute();
 }
+
+/** The organizations table, for the services that the composition root gives it to. */
+export const organizationsRepository = {
+  insert: insertOrganization,
+  find: findOrganization,
+  count: countOrganizations,
+  update: updateOrganization,
+  lock: lockOrganization,
+  reserveProjectSlot,
+  releaseProjectSlot,
+};
+
+export type OrganizationsRepository = typeof organizationsRepository;

@@ -1,6 +1,6 @@
 import { invalidField } from '../../errors.js';
-import { normalizeName } from '../organizations/organization.js';
-import type { Store } from '../stores/locales.js';
+import { normalizeName } from '../organizations/index.js';
+import type { Store } from '../../shared/stores.js';
 
 export interface Project {
   id: string;

@@ -1,7 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { ProjectsTable } from '../../db/tables.js';
-import { findOrganization } from '../organizations/organizations.repository.js';
 import type { Project } from './project.js';
 
 export async function insertProject(db: Executor, row: ProjectsTable): Promise<void> {
@@ -38,6 +37,10 @@ const projectPage = preparedQuery((db: Executor, organizationId: string, limit: 
     .offset(offset),
 );
 
+const projectCount = preparedQuery((db: Executor, organizationId: string) =>
+  db.selectFrom('organizations').select('project_count').where('id', '=', organizationId),
+);
+
 /** One page of the organization's projects, newest first then id, and how many it has in all. */
 export async function listProjects(
   db: Executor,
@@ -46,7 +49,7 @@ export async function listProjects(
 ): Promise<{ projects: Project[]; total: number }> {
   const rows = await projectPage(db, organizationId, page.limit, page.offset);
   // An empty page (past the end, or no projects) has no row to carry the count.
-  const total = rows[0]?.total ?? (await findOrganization(db, organizationId))?.project_count ?? 0;
+  const total = rows[0]?.total ?? (await projectCount(db, organizationId))[0]?.project_count ?? 0;
   return { projects: rows.map(toProject), total };
 }
 
@@ -105,3 +108,15 @@ export function toProject(row: ProjectColumns): Project {
     updatedAt: row.updated_at,
   };
 }
+
+/** The projects table, for the services that the composition root gives it to. */
+export const projectsRepository = {
+  insert: insertProject,
+  listPage: listProjects,
+  findRow: findProjectRow,
+  findAnywhere: findProjectAnywhere,
+  update: updateProject,
+  delete: deleteProject,
+};
+
+export type ProjectsRepository = typeof projectsRepository;

@@ -1,24 +1,19 @@
+/** Projects of the caller's organization: the apps whose listings appmeta manages. */
 import type { Executor } from '../../db/database.js';
 import { notFound, usageLimitExceeded } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import type { RequestContext } from '../access/context.js';
-import { authorize } from '../access/operations.js';
-import { actorOf, recordAudit } from '../audit/audit.js';
-import { activeLocales } from '../listings/listings.repository.js';
-import {
-  findOrganization,
-  releaseProjectSlot,
-  reserveProjectSlot,
-} from '../organizations/organizations.repository.js';
-import { PLANS, type Plan } from '../organizations/plans.js';
+import { authorize, type RequestContext } from '../access/index.js';
+import type { AuditLog } from '../audit/index.js';
+import type { ListingsRepository } from '../listings/index.js';
+import { PLANS, type OrganizationsRepository, type Plan } from '../organizations/index.js';
 import {
   normalizeProjectInput,
   type Project,
   type ProjectInput,
   type ProjectWithMetadata,
 } from './project.js';
-import * as projects from './projects.repository.js';
+import { projectsRepository as projects, toProject } from './projects.repository.js';
 
 export interface ProjectPage {
   projects: Project[];
@@ -27,12 +22,18 @@ export interface ProjectPage {
   offset: number;
 }
 
-export function createProjectsService(deps: { db: Executor; clock: Clock }) {
-  const { db, clock } = deps;
+export interface ProjectsServiceDeps {
+  db: Executor;
+  clock: Clock;
+  audit: AuditLog;
+  organizations: Pick<OrganizationsRepository, 'find' | 'reserveProjectSlot' | 'releaseProjectSlot'>;
+  listings: Pick<ListingsRepository, 'activeLocales'>;
+}
 
+export function createProjectsService({ db, clock, audit, organizations, listings }: ProjectsServiceDeps) {
   /** The project, or 404 when it does not exist in the caller's organization. */
   async function requireRow(executor: Executor, ctx: RequestContext, projectId: string) {
-    const row = await projects.findProjectRow(executor, ctx.organizationId, projectId);
+    const row = await projects.findRow(executor, ctx.organizationId, projectId);
     if (row === undefined) throw notFound('Project');
     return row;
   }
@@ -44,7 +45,7 @@ export function createProjectsService(deps: { db: Executor; clock: Clock }) {
      */
     async list(ctx: RequestContext, page: { limit: number; offset: number }): Promise<ProjectPage> {
       authorize(ctx, 'projects.list');
-      const { projects: rows, total } = await projects.listProjects(db, ctx.organizationId, page);
+      const { projects: rows, total } = await projects.listPage(db, ctx.organizationId, page);
       return { projects: rows, total, limit: page.limit, offset: page.offset };
     },
 
@@ -54,10 +55,10 @@ export function createProjectsService(deps: { db: Executor; clock: Clock }) {
       const fields = normalizeProjectInput(input);
       const now = clock.now().toISOString();
       return db.transaction().execute(async (trx) => {
-        const org = await findOrganization(trx, ctx.organizationId);
+        const org = await organizations.find(trx, ctx.organizationId);
         if (org === undefined) throw notFound('Organization');
         const limit = PLANS[org.plan as Plan].projects;
-        if (!(await reserveProjectSlot(trx, ctx.organizationId, limit))) {
+        if (!(await organizations.reserveProjectSlot(trx, ctx.organizationId, limit))) {
           throw usageLimitExceeded(
             `The ${org.plan} plan allows ${limit} projects; delete one or upgrade the plan`,
           );
@@ -74,24 +75,17 @@ export function createProjectsService(deps: { db: Executor; clock: Clock }) {
           operation_id: null,
           operation_expires_at: null,
         };
-        await projects.insertProject(trx, row);
-        await recordAudit(trx, {
-          organizationId: ctx.organizationId,
-          actor: actorOf(ctx),
-          action: 'projects.create',
-          target: { type: 'project', id: row.id },
-          details: { name: row.name },
-          at: clock.now(),
-        });
-        return projects.toProject(row);
+        await projects.insert(trx, row);
+        await audit.record(trx, ctx, 'projects.create', { type: 'project', id: row.id }, { name: row.name });
+        return toProject(row);
       });
     },
 
     async get(ctx: RequestContext, projectId: string): Promise<ProjectWithMetadata> {
       authorize(ctx, 'projects.get');
       const row = await requireRow(db, ctx, projectId);
-      const locales = await activeLocales(db, projectId);
-      return { ...projects.toProject(row), metadata: { locales, lastSyncedAt: row.last_synced_at } };
+      const locales = await listings.activeLocales(db, projectId);
+      return { ...toProject(row), metadata: { locales, lastSyncedAt: row.last_synced_at } };
     },
 
     /** Partial update; `null` clears a store identifier. */
@@ -100,7 +94,7 @@ export function createProjectsService(deps: { db: Executor; clock: Clock }) {
       const fields = normalizeProjectInput(patch);
       return db.transaction().execute(async (trx) => {
         await requireRow(trx, ctx, projectId);
-        const updated = await projects.updateProject(trx, ctx.organizationId, projectId, {
+        const updated = await projects.update(trx, ctx.organizationId, projectId, {
           ...(fields.name !== undefined && { name: fields.name }),
           ...(fields.appStoreAppId !== undefined && { app_store_app_id: fields.appStoreAppId }),
           ...(fields.playStorePackageName !== undefined && {
@@ -109,15 +103,8 @@ export function createProjectsService(deps: { db: Executor; clock: Clock }) {
           updated_at: clock.now().toISOString(),
         });
         if (updated === undefined) throw notFound('Project');
-        await recordAudit(trx, {
-          organizationId: ctx.organizationId,
-          actor: actorOf(ctx),
-          action: 'projects.update',
-          target: { type: 'project', id: projectId },
-          details: { ...fields },
-          at: clock.now(),
-        });
-        return projects.toProject(updated);
+        await audit.record(trx, ctx, 'projects.update', { type: 'project', id: projectId }, { ...fields });
+        return toProject(updated);
       });
     },
 
@@ -126,20 +113,29 @@ export function createProjectsService(deps: { db: Executor; clock: Clock }) {
       authorize(ctx, 'projects.delete');
       await db.transaction().execute(async (trx) => {
         const row = await requireRow(trx, ctx, projectId);
-        if (!(await projects.deleteProject(trx, ctx.organizationId, projectId))) throw notFound('Project');
-        await releaseProjectSlot(trx, ctx.organizationId);
-        await recordAudit(trx, {
-          organizationId: ctx.organizationId,
-          actor: actorOf(ctx),
-          action: 'projects.delete',
-          target: { type: 'project', id: projectId },
-          details: { name: row.name },
-          at: clock.now(),
-        });
+        if (!(await projects.delete(trx, ctx.organizationId, projectId))) throw notFound('Project');
+        await organizations.releaseProjectSlot(trx, ctx.organizationId);
+        await audit.record(
+          trx,
+          ctx,
+          'projects.delete',
+          { type: 'project', id: projectId },
+          { name: row.name },
+        );
       });
     },
 
-    requireRow: (ctx: RequestContext, projectId: string) => requireRow(db, ctx, projectId),
+    /** Operator (CLI): the organization a project belongs to, or 404. */
+    async organizationOf(projectId: string): Promise<string> {
+      const row = await projects.findAnywhere(db, projectId);
+      if (row === undefined) throw notFound('Project');
+      return row.organization_id;
+    },
+
+    /** The project of the caller's organization, or 404 (for the services that act on one). */
+    async require(ctx: RequestContext, projectId: string): Promise<Project> {
+      return toProject(await requireRow(db, ctx, projectId));
+    },
   };
 }
 

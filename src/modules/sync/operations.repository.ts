@@ -69,3 +69,15 @@ export async function listOperations(
 export async function setLastSynced(db: Executor, projectId: string, at: string): Promise<void> {
   await db.updateTable('projects').set({ last_synced_at: at }).where('id', '=', projectId).execute();
 }
+
+/** The operations log and the projects' operation lock, for the services that the composition root gives it to. */
+export const operationsRepository = {
+  tryLockProject,
+  unlockProject,
+  insert: insertOperation,
+  finish: finishOperation,
+  list: listOperations,
+  setLastSynced,
+};
+
+export type OperationsRepository = typeof operationsRepository;

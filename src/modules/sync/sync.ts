@@ -1,81 +1,29 @@
+/** Rules shared by sync and push: which stores a request runs on, which locales it may name. */
 import { invalidField } from '../../errors.js';
-import type { FieldChange, ListingDiff } from '../listings/listing.js';
-import { isLinked, STORE_IDENTIFIER, type Project } from '../projects/project.js';
-import { isStoreLocale, STORES, type Store } from '../stores/locales.js';
+import { isStoreLocale, STORE_LABEL, STORES, type Store, type StoreSelection } from '../../shared/stores.js';
+import { isLinked, STORE_IDENTIFIER, type Project } from '../projects/index.js';
+import type { OutcomeError } from './sync.schemas.js';
 
-export type StoreSelection = Store | 'both';
+export type {
+  Failure,
+  OperationRecord,
+  OutcomeError,
+  PushInput,
+  PushOutcome,
+  PushPreview,
+  PushResult,
+  SyncInput,
+  SyncOutcome,
+  SyncResult,
+} from './sync.schemas.js';
 
-export interface OutcomeError {
-  /** STORE_NOT_LINKED, STORE_NOT_CONFIGURED, or a store-side failure code. */
-  code: string;
-  message: string;
-}
+/** The key of a store's outcome in sync and push results. */
+export const storeKey = (store: Store) => (store === 'appstore' ? 'appStore' : 'playStore');
 
-export interface SyncOutcome {
-  synced: boolean;
-  locales: number;
-  /** Fields changed both here and in the store since the last sync. */
-  conflicts?: number;
-  error?: OutcomeError;
-}
+/** The project's identifier in a store: the App Store app id, the Google Play package name. */
+export const appRef = (project: Project, store: Store) =>
+  (store === 'appstore' ? project.appStoreAppId : project.playStorePackageName) as string;
 
-/** Something a store refused or could not do; locale and field when the store said which. */
-export interface Failure {
-  store: Store;
-  locale: string | null;
-  field: string | null;
-  error: OutcomeError;
-}
-
-export interface OperationRecord {
-  id: string;
-  kind: 'sync' | 'push';
-  status: 'running' | 'succeeded' | 'partial' | 'failed';
-  actor: { memberId: string | null };
-  stores: Store[];
-  locales: string[] | null;
-  outcome: Record<string, unknown> | null;
-  startedAt: string;
-  finishedAt: string | null;
-}
-
-export interface PushOutcome {
-  pushed: boolean;
-  locales: number;
-  error?: OutcomeError;
-}
-
-export interface SyncResult {
-  syncedLocales: string[];
-  appStore: SyncOutcome;
-  playStore: SyncOutcome;
-  conflicts: {
-    store: Store;
-    locale: string;
-    field: string;
-    localValue: string | null;
-    storeValue: string | null;
-  }[];
-  failures: Failure[];
-}
-
-export interface PushResult {
-  pushedLocales: string[];
-  appStore: PushOutcome;
-  playStore: PushOutcome;
-  failures: Failure[];
-}
-
-/** A dry run of a push: the changes it would write, per store and locale. */
-export interface PushPreview {
-  dryRun: true;
-  stores: Store[];
-  changeCount: number;
-  changes: Partial<Record<Store, Record<string, Record<string, FieldChange>>>>;
-  approval: ListingDiff['approval'];
-}
-
-export const STORE_LABEL: Record<Store, string> = { appstore: 'App Store', playstore: 'Google Play' };
 /**
  * The stores an operation runs on. Naming a store the project has no identifier for is 400
  * (design.md §9); `both` runs on the linked ones and is 400 only when none is linked.
@@ -100,10 +48,16 @@ export function selectStores(project: Project, selection: StoreSelection): Store
   return linked;
 }
 
-/** The outcome for a store that was not part of the run. */
-export const notLinked = (store: Store): OutcomeError => ({
-  code: 'STORE_NOT_LINKED',
-  message: `The project has no ${STORE_IDENTIFIER[store]}`,
+/** The outcome for a store that was not part of the run: not linked, or linked but not asked for. */
+export const skipped = (project: Project, store: Store): OutcomeError =>
+  isLinked(project, store)
+    ? { code: 'NOT_REQUESTED', message: `${STORE_LABEL[store]} was not part of this request` }
+    : { code: 'STORE_NOT_LINKED', message: `The project has no ${STORE_IDENTIFIER[store]}` };
+
+/** A store without credentials. */
+export const notConfigured = (store: Store): OutcomeError => ({
+  code: 'STORE_NOT_CONFIGURED',
+  message: `No ${STORE_LABEL[store]} credentials are set for this organization (PUT /organization/credentials/${store})`,
 });
 
 /** Checks a push's locale filter: each code must be valid in at least one of the selected stores. */

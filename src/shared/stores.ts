@@ -1,9 +1,17 @@
 /**
- * Locale codes of both stores, exactly as each store spells them (stores.md §4). Codes stay
- * store-native; the mapping below is explicit, not algorithmic, because it is many-to-one in places.
+ * The stores' vocabulary, shared by every layer: the two stores, their names for people, and the
+ * locale codes of each, exactly as each store spells them (stores.md §4). Codes stay store-native;
+ * the mapping below is explicit, not algorithmic, because it is many-to-one in places.
  */
 export const STORES = ['appstore', 'playstore'] as const;
 export type Store = (typeof STORES)[number];
+
+/** What an operation may be asked to run on: one store or both. */
+export const STORE_SELECTIONS = [...STORES, 'both'] as const;
+export type StoreSelection = (typeof STORE_SELECTIONS)[number];
+
+/** How a person calls each store. */
+export const STORE_LABEL: Record<Store, string> = { appstore: 'App Store', playstore: 'Google Play' };
 
 /** Apple's 50 codes (case-sensitive). */
 export const APPSTORE_LOCALES: ReadonlySet<string> = new Set(

@@ -1,0 +1,36 @@
+/**
+ * Every route the app registers, as it registers them: method, URL pattern and operation id. The
+ * 405 answer reads it (is there a route for this path under another method?), and the test of
+ * the role table checks that every route's operation has an entry there.
+ */
+import type { FastifyInstance } from 'fastify';
+
+export interface RouteEntry {
+  method: string;
+  url: string;
+  operationId: string | undefined;
+  /** Matches a concrete path of this route (parameters as any segment). */
+  pattern: RegExp;
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Starts recording routes; call before any route is registered. Answers the live list. */
+export function recordRoutes(app: FastifyInstance): RouteEntry[] {
+  const routes: RouteEntry[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(
+      `^${route.url
+        .split('/')
+        .map((part) => (part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : escape(part)))
+        .join('/')}/?$`,
+    );
+    const operationId = route.schema?.operationId;
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, operationId, pattern });
+  });
+  return routes;
+}
+
+/** The methods registered for a concrete path, sorted (empty when no route has this path). */
+export const methodsFor = (routes: RouteEntry[], path: string): string[] =>
+  [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))].sort();

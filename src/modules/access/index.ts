@@ -1,0 +1,14 @@
+/** Who may do what: roles, the request context, and the operation table. */
+export { operatorContext, OPERATOR_MEMBER_ID, type Principal, type RequestContext } from './context.js';
+export {
+  authorize,
+  isAllowed,
+  isOperation,
+  OPERATIONS,
+  PERMISSIONS,
+  type Access,
+  type OperationId,
+  type Permission,
+  type RoleOperation,
+} from './operations.js';
+export { isRole, ROLES, type Role } from './roles.js';

@@ -1,0 +1,147 @@
+/**
+ * What happens behind an invite link (no API key: the unguessable invite id is the credential):
+ * show the invite, accept it as a new member with a first key.
+ */
+import type { Executor } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { invalid, invalidField } from '../../errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import type { Role } from '../access/index.js';
+import type { IssueKey, IssuedKey } from '../api-keys/index.js';
+import type { AuditLog } from '../audit/index.js';
+import { emailDomain, type Member, type MembersRepository } from '../members/index.js';
+import { normalizeName, parseSettings, type OrganizationsRepository } from '../organizations/index.js';
+import type { InvitePreview } from './invite.js';
+import { invitesRepository as invites } from './invites.repository.js';
+import { inviteGone } from './invites.service.js';
+
+export interface AcceptedInvite extends IssuedKey {
+  member: Member;
+}
+
+export interface InviteAcceptanceDeps {
+  db: Executor;
+  clock: Clock;
+  audit: AuditLog;
+  organizations: Pick<OrganizationsRepository, 'find'>;
+  members: Pick<MembersRepository, 'find' | 'insert'>;
+  issueKey: IssueKey;
+}
+
+export function createInviteAcceptance({
+  db,
+  clock,
+  audit,
+  organizations,
+  members,
+  issueKey,
+}: InviteAcceptanceDeps) {
+  /**
+   * Reads an invite that can still be accepted: 404 unknown/used/revoked, 400 expired. The rules it
+   * was created under are checked again as they stand now (400): the organization still admits its
+   * address (allowedDomains may have changed), and whoever created it is still an admin.
+   */
+  async function openInvite(executor: Executor, inviteId: string, now: Date) {
+    const invite = await invites.find(executor, inviteId);
+    if (invite === undefined || invite.status !== 'pending') throw inviteGone();
+    if (invite.expires_at <= now.toISOString()) {
+      throw invalidField(
+        'inviteId',
+        'this invite has expired; ask an admin of the organization for a new one',
+      );
+    }
+    const org = await organizations.find(executor, invite.organization_id);
+    if (org === undefined) throw inviteGone();
+    const { allowedDomains } = parseSettings(org.settings);
+    if (allowedDomains.length > 0 && !allowedDomains.includes(emailDomain(invite.email))) {
+      throw invalidField(
+        'inviteId',
+        `the organization now only admits addresses at ${allowedDomains.join(', ')}; ask an admin for a new invite`,
+      );
+    }
+    if (invite.invited_by !== null) {
+      const inviter = await members.find(executor, invite.organization_id, invite.invited_by);
+      if (inviter?.role !== 'admin') {
+        throw invalidField(
+          'inviteId',
+          'whoever created this invite is no longer an admin of the organization; ask an admin for a new one',
+        );
+      }
+    }
+    return { invite, org };
+  }
+
+  return {
+    /** What the invite link shows before acceptance. */
+    async preview(inviteId: string): Promise<InvitePreview> {
+      const { invite, org } = await openInvite(db, inviteId, clock.now());
+      return {
+        inviteId: invite.id,
+        organizationName: org.name,
+        email: invite.email,
+        role: invite.role as Role,
+        expiresAt: invite.expires_at,
+      };
+    },
+
+    /**
+     * Turns the invite into a member with a first API key (shown once). Single use: concurrent
+     * acceptances of one invite create exactly one member; the others see 404.
+     */
+    async accept(inviteId: string, input: { name: string }): Promise<AcceptedInvite> {
+      const name = normalizeName('name', input.name);
+      const now = clock.now();
+      const at = now.toISOString();
+      return db.transaction().execute(async (trx) => {
+        const { invite } = await openInvite(trx, inviteId, now);
+        const memberId = newId('mem');
+        if (!(await invites.claim(trx, inviteId, memberId, at))) throw inviteGone();
+        const member: Member = {
+          id: memberId,
+          email: invite.email,
+          name,
+          role: invite.role as Role,
+          status: 'active',
+          lastActive: null,
+          joinedAt: at,
+        };
+        try {
+          await members.insert(trx, {
+            id: memberId,
+            organization_id: invite.organization_id,
+            email: member.email,
+            name,
+            role: member.role,
+            status: 'active',
+            last_active_at: null,
+            joined_at: at,
+          });
+        } catch (error) {
+          if (isUniqueViolation(error))
+            throw invalid('This address already belongs to a member of the organization');
+          throw error;
+        }
+        const actor = { memberId, keyId: null };
+        await audit.recordAs(
+          trx,
+          invite.organization_id,
+          actor,
+          'invites.accept',
+          { type: 'invite', id: inviteId },
+          { memberId, email: member.email, role: member.role },
+        );
+        const issued = await issueKey(trx, {
+          organizationId: invite.organization_id,
+          memberId,
+          name: 'First key',
+          expiresAt: null,
+          actor,
+        });
+        return { member, ...issued };
+      });
+    },
+  };
+}
+
+export type InviteAcceptance = ReturnType<typeof createInviteAcceptance>;

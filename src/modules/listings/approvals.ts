@@ -1,0 +1,63 @@
+/** Approvals (design.md §6): an admin approves the pending changeset as it stands, by its hash. */
+import { AppError, invalid } from '../../errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import { authorize, type RequestContext } from '../access/index.js';
+import type { ProjectsService } from '../projects/index.js';
+import { isEmpty } from './changeset.js';
+import type { Diffs, Pending } from './listing-diff.js';
+import type { ListingWriter } from './listing-writer.js';
+import { listingsRepository as repo } from './listings.repository.js';
+
+export interface ApprovalsDeps {
+  clock: Clock;
+  projects: Pick<ProjectsService, 'require'>;
+  diffs: Pick<Diffs, 'pending'>;
+  writer: Pick<ListingWriter, 'writeListings'>;
+}
+
+export function createApprovals({ clock, projects, diffs, writer }: ApprovalsDeps) {
+  return {
+    /** Admin approval of the current pending changeset; any later edit changes its hash and voids it. */
+    async approve(ctx: RequestContext, projectId: string) {
+      authorize(ctx, 'listings.approve');
+      await projects.require(ctx, projectId);
+      return writer.writeListings(projectId, async (trx) => {
+        const { changeset } = await diffs.pending(ctx, projectId, trx);
+        if (isEmpty(changeset)) throw invalid('There are no pending changes to approve');
+        const approval = {
+          id: newId('appr'),
+          organization_id: ctx.organizationId,
+          project_id: projectId,
+          diff_hash: changeset.hash,
+          approved_by: ctx.principal.memberId,
+          created_at: clock.now().toISOString(),
+        };
+        await repo.insertApproval(trx, approval);
+        return {
+          approvalId: approval.id,
+          hash: changeset.hash,
+          changeCount: changeset.changeCount,
+          approvedBy: approval.approved_by,
+          approvedAt: approval.created_at,
+        };
+      });
+    },
+
+    /**
+     * The push gate of design.md §6: with `requireApproval` on, a non-admin may push only a
+     * changeset that an admin approved as it stands. Throws 403 APPROVAL_REQUIRED otherwise.
+     */
+    assertPushAllowed(ctx: RequestContext, { changeset, approval }: Pending): void {
+      if (ctx.principal.role === 'admin') return;
+      if (approval.required && !isEmpty(changeset) && !approval.approved) {
+        throw new AppError(
+          'APPROVAL_REQUIRED',
+          'This organization requires an admin to approve pending changes before a push (POST /projects/:projectId/approvals)',
+        );
+      }
+    },
+  };
+}
+
+export type Approvals = ReturnType<typeof createApprovals>;

@@ -1,0 +1,20 @@
+/** Listings: per-store, per-locale texts, their edits, diff, approvals, sync merge, fastlane, routes. */
+export { createApprovals, type Approvals } from './approvals.js';
+export { planFor, type Changeset, type PushPlan } from './changeset.js';
+export { createFastlaneTransfer, IMPORT_LIMITS, type FastlaneTransfer } from './fastlane-transfer.js';
+export {
+  APPSTORE_FIELDS,
+  fieldNames,
+  PLAYSTORE_FIELDS,
+  ruleOf,
+  STORE_FIELDS,
+  type FieldRule,
+} from './fields.js';
+export type { FieldChange, FieldEdits, Listing, ListingDiff } from './listing.js';
+export { createDiffs, type Diffs, type Pending } from './listing-diff.js';
+export { createListingWriter, type ListingWriter } from './listing-writer.js';
+export { listingsRepository, type ListingsRepository } from './listings.repository.js';
+export { listingRoutes } from './listings.routes.js';
+export { ApprovalState, Change, Conflict } from './listings.schemas.js';
+export { createListingsService, type ListingsService } from './listings.service.js';
+export { mergeSnapshot, recordPush, type MergeResult } from './store-merge.js';

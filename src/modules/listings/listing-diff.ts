@@ -1,0 +1,97 @@
+/**
+ * What a push would change — the pending changeset of a project — as people review it (the diff)
+ * and as a push plans from it, with whether an admin approved exactly it.
+ */
+import type { Executor } from '../../db/database.js';
+import type { Store, StoreSelection } from '../../shared/stores.js';
+import { authorize, type RequestContext } from '../access/index.js';
+import { parseSettings, type OrganizationsRepository } from '../organizations/index.js';
+import type { ProjectsService } from '../projects/index.js';
+import { changesetOf, isEmpty, type Changeset } from './changeset.js';
+import type { ListingDiff } from './listing.js';
+import { listingsRepository as repo } from './listings.repository.js';
+
+export type ApprovalState = ListingDiff['approval'];
+
+/** A project's pending changeset and whether an admin approved exactly it. */
+export interface Pending {
+  changeset: Changeset;
+  approval: ApprovalState;
+}
+
+export interface DiffsDeps {
+  db: Executor;
+  projects: Pick<ProjectsService, 'require'>;
+  organizations: Pick<OrganizationsRepository, 'find'>;
+}
+
+export function createDiffs({ db, projects, organizations }: DiffsDeps) {
+  /** Whether the pending changes need an approval, and whether this exact changeset has one. */
+  async function approvalOf(
+    executor: Executor,
+    ctx: RequestContext,
+    projectId: string,
+    changeset: Changeset,
+  ): Promise<ApprovalState> {
+    const org = await organizations.find(executor, ctx.organizationId);
+    const required = org !== undefined && parseSettings(org.settings).requireApproval;
+    const approval = await repo.latestApproval(executor, projectId);
+    const approved = !isEmpty(changeset) && approval?.diff_hash === changeset.hash;
+    return {
+      required,
+      approved,
+      approvedBy: approved ? approval.approved_by : null,
+      approvedAt: approved ? approval.created_at : null,
+    };
+  }
+
+  /**
+   * The project's pending changeset, read once, with its approval state. A push plans from it
+   * and checks its approval against it while holding the project's operation lock, so what is
+   * pushed is exactly what was approved. `executor`: a transaction to read it in.
+   */
+  async function pending(ctx: RequestContext, projectId: string, executor: Executor = db): Promise<Pending> {
+    const changeset = changesetOf(await repo.listWithFields(executor, ctx.organizationId, projectId));
+    return { changeset, approval: await approvalOf(executor, ctx, projectId, changeset) };
+  }
+
+  /** The diff as the API shows it; the hash and approval always cover every store. */
+  const diffOf = ({ changeset, approval }: Pending): ListingDiff => ({
+    inSync: isEmpty(changeset),
+    changeCount: changeset.changeCount,
+    stores: changeset.stores,
+    removedLocales: changeset.removedLocales,
+    hash: changeset.hash,
+    approval,
+  });
+
+  return {
+    pending,
+    diffOf,
+
+    /** What a push would change, per store, locale and field; `store` narrows what is shown. */
+    async diff(ctx: RequestContext, projectId: string, store: StoreSelection = 'both'): Promise<ListingDiff> {
+      authorize(ctx, 'listings.diff');
+      await projects.require(ctx, projectId);
+      const diff = diffOf(await pending(ctx, projectId));
+      if (store === 'both') return diff;
+      const only = <T>(byStore: Partial<Record<Store, T>>) =>
+        byStore[store] === undefined ? {} : { [store]: byStore[store] };
+      const stores = only(diff.stores);
+      const changeCount = Object.values(stores[store] ?? {}).reduce(
+        (n, fields) => n + Object.keys(fields).length,
+        0,
+      );
+      const removedLocales = only(diff.removedLocales);
+      return {
+        ...diff,
+        stores,
+        removedLocales,
+        changeCount,
+        inSync: changeCount === 0 && removedLocales[store] === undefined,
+      };
+    },
+  };
+}
+
+export type Diffs = ReturnType<typeof createDiffs>;

@@ -1,0 +1,5 @@
+/** Members of an organization and their routes. */
+export { emailDomain, normalizeEmail, type Member } from './member.js';
+export { membersRepository, type MembersRepository } from './members.repository.js';
+export { MemberSchema, memberRoutes, RoleSchema } from './members.routes.js';
+export { createMembersService, type MembersService } from './members.service.js';

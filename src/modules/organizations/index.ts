@@ -1,0 +1,23 @@
+/** Organizations: settings, plans, the operator's setup, and their routes. */
+export {
+  DEFAULT_SETTINGS,
+  isEmailDomain,
+  NAME_MAX,
+  normalizeName,
+  parseSettings,
+  type Organization,
+  type OrganizationSettings,
+} from './organization.js';
+export {
+  createOrganizationSetup,
+  type CreatedOrganization,
+  type OrganizationSetup,
+} from './organization-setup.js';
+export {
+  organizationsRepository,
+  type OrganizationRow,
+  type OrganizationsRepository,
+} from './organizations.repository.js';
+export { organizationRoutes } from './organizations.routes.js';
+export { createOrganizationsService, type OrganizationsService } from './organizations.service.js';
+export { ANONYMOUS_REQUESTS_PER_MINUTE, isPlan, PLAN_NAMES, PLANS, type Plan } from './plans.js';

@@ -1,0 +1,207 @@
+/**
+ * Push (design.md §9): write the pending changes to the stores, changed fields only, additive
+ * unless asked to prune; or, as a dry run, answer what a push would write.
+ */
+import type { Executor } from '../../db/database.js';
+import type { Clock } from '../../shared/clock.js';
+import { STORE_LABEL, STORES, type Store } from '../../shared/stores.js';
+import { authorize, type RequestContext } from '../access/index.js';
+import type { CredentialsService } from '../credentials/index.js';
+import { planFor, recordPush, type Approvals, type Diffs, type PushPlan } from '../listings/index.js';
+import type { Project, ProjectsService } from '../projects/index.js';
+import type { OperationLock } from './operation-lock.js';
+import {
+  appRef,
+  normalizeLocaleFilter,
+  notConfigured,
+  selectStores,
+  skipped,
+  storeKey,
+  type Failure,
+  type PushInput,
+  type PushOutcome,
+  type PushPreview,
+  type PushResult,
+} from './sync.js';
+import { storeFailure } from './sync.service.js';
+
+export interface PushServiceDeps {
+  db: Executor;
+  clock: Clock;
+  projects: Pick<ProjectsService, 'require'>;
+  credentials: Pick<CredentialsService, 'connectorFor'>;
+  diffs: Pick<Diffs, 'pending' | 'diff'>;
+  approvals: Pick<Approvals, 'assertPushAllowed'>;
+  lock: OperationLock;
+}
+
+type PushOptions = Omit<PushInput, 'dryRun'>;
+
+export function createPushService(deps: PushServiceDeps) {
+  const { db, clock, projects, credentials, diffs, approvals, lock } = deps;
+
+  async function pushStore(
+    ctx: RequestContext,
+    project: Project,
+    store: Store,
+    plan: PushPlan,
+    options: { prune?: boolean; changesNotSentForReview?: boolean },
+  ): Promise<{ outcome: PushOutcome; locales: string[]; failures: Failure[] }> {
+    const removals = options.prune === true ? plan.removals : [];
+    const conflictFailures: Failure[] = plan.conflicts.map((c) => ({
+      store,
+      locale: c.locale,
+      field: c.field,
+      error: {
+        code: 'CONFLICT',
+        message: 'The store changed this field too: edit it here to choose, then push',
+      },
+    }));
+    if (plan.changes.length === 0 && removals.length === 0) {
+      // Nothing to write: no store call at all.
+      return {
+        outcome: { pushed: conflictFailures.length === 0, locales: 0 },
+        locales: [],
+        failures: conflictFailures,
+      };
+    }
+    const client = await credentials.connectorFor(ctx.organizationId, store);
+    if (client === null) {
+      return {
+        outcome: { pushed: false, locales: 0, error: notConfigured(store) },
+        locales: [],
+        failures: [],
+      };
+    }
+    let report;
+    try {
+      report = await client.write(appRef(project, store), plan.changes, {
+        removeLocales: removals,
+        changesNotSentForReview: options.changesNotSentForReview ?? false,
+      });
+    } catch (error) {
+      const failure = storeFailure(error);
+      return {
+        outcome: { pushed: false, locales: 0, error: failure },
+        locales: [],
+        failures: [{ store, locale: null, field: null, error: failure }, ...conflictFailures],
+      };
+    }
+    const at = clock.now().toISOString();
+    const accepted = plan.changes.filter((c) => report.written.includes(c.locale));
+    await db
+      .transaction()
+      .execute((trx) => recordPush(trx, { projectId: project.id }, store, accepted, report.removed, at));
+    ctx.log.info(
+      { store, calls: report.calls, written: report.written.length, failed: report.failures.length },
+      'store written',
+    );
+    const failures: Failure[] = [
+      ...report.failures.map((f) => ({ store, locale: f.locale, field: f.field, error: f.error })),
+      ...conflictFailures,
+    ];
+    const outcome: PushOutcome = { pushed: failures.length === 0, locales: report.written.length };
+    if (failures.length > 0) {
+      outcome.error = {
+        code: 'PARTIAL_FAILURE',
+        message: `${failures.length} change(s) were not accepted by ${STORE_LABEL[store]}; see data.failures`,
+      };
+    }
+    return { outcome, locales: report.written, failures };
+  }
+
+  /**
+   * Pushes changed fields (value ≠ base) to the stores; additive unless `prune`; one locale's
+   * failure does not stop the others. 403 APPROVAL_REQUIRED per design.md §6.
+   */
+  async function pushNow(ctx: RequestContext, projectId: string, input: PushOptions): Promise<PushResult> {
+    authorize(ctx, 'projects.push');
+    const project = await projects.require(ctx, projectId);
+    const stores = selectStores(project, input.store ?? 'both');
+    const locales = normalizeLocaleFilter(input.locales, stores);
+    return lock.run(ctx, project, {
+      kind: 'push',
+      stores,
+      locales,
+      // Under the lock: read the pending changeset once, check that it is the approved one, and
+      // push exactly it. An edit that lands meanwhile is neither approved nor pushed.
+      prepare: async () => {
+        const pending = await diffs.pending(ctx, projectId);
+        approvals.assertPushAllowed(ctx, pending);
+        return pending.changeset;
+      },
+      work: async (changeset) => {
+        const runs = new Map(
+          await Promise.all(
+            stores.map(
+              async (store) =>
+                [
+                  store,
+                  await pushStore(ctx, project, store, planFor(changeset, store, locales), input),
+                ] as const,
+            ),
+          ),
+        );
+        const result: PushResult & { status: string } = {
+          pushedLocales: [...new Set([...runs.values()].flatMap((r) => r.locales))].sort(),
+          appStore: { pushed: false, locales: 0 },
+          playStore: { pushed: false, locales: 0 },
+          failures: [...runs.values()].flatMap((r) => r.failures),
+          status: 'succeeded',
+        };
+        for (const store of STORES) {
+          result[storeKey(store)] = runs.get(store)?.outcome ?? {
+            pushed: false,
+            locales: 0,
+            error: skipped(project, store),
+          };
+        }
+        const outcomes = [...runs.values()].map((r) => r.outcome);
+        result.status = outcomes.every((o) => o.pushed)
+          ? 'succeeded'
+          : outcomes.some((o) => o.locales > 0)
+            ? 'partial'
+            : 'failed';
+        return result;
+      },
+    });
+  }
+
+  /**
+   * What a push with these options would change, without writing anything (dry run): the
+   * pending diff narrowed to the selected stores and locales. Same checks as a push.
+   */
+  async function previewPush(
+    ctx: RequestContext,
+    projectId: string,
+    input: PushOptions,
+  ): Promise<PushPreview> {
+    authorize(ctx, 'projects.push');
+    const project = await projects.require(ctx, projectId);
+    const stores = selectStores(project, input.store ?? 'both');
+    const locales = normalizeLocaleFilter(input.locales, stores);
+    const diff = await diffs.diff(ctx, projectId);
+    const changes: PushPreview['changes'] = {};
+    let changeCount = 0;
+    for (const store of stores) {
+      for (const [locale, fields] of Object.entries(diff.stores[store] ?? {})) {
+        if (locales !== undefined && !locales.includes(locale)) continue;
+        (changes[store] ??= {})[locale] = fields;
+        changeCount += Object.keys(fields).length;
+      }
+    }
+    return { dryRun: true, stores, changeCount, changes, approval: diff.approval };
+  }
+
+  return {
+    /** A push as REST and MCP ask for it: with `dryRun`, only what it would change; otherwise the push. */
+    async push(ctx: RequestContext, projectId: string, input: PushInput): Promise<PushResult | PushPreview> {
+      const { dryRun, ...options } = input;
+      return dryRun === true ? previewPush(ctx, projectId, options) : pushNow(ctx, projectId, options);
+    },
+    pushNow,
+    previewPush,
+  };
+}
+
+export type PushService = ReturnType<typeof createPushService>;

@@ -1,0 +1,120 @@
+/** Schemas of sync, push and the operations log; the domain's result types derive from them. */
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
+import { STORE_SELECTIONS } from '../../shared/stores.js';
+import { ApprovalState, Change, Conflict } from '../listings/index.js';
+import { ProjectParams } from '../projects/index.js';
+
+export { ProjectParams };
+
+export const StoreSelection = StringEnum(STORE_SELECTIONS, { default: 'both' });
+
+/** Why a store did not sync or push: STORE_NOT_LINKED, STORE_NOT_CONFIGURED, or the store's code. */
+export const OutcomeError = Type.Object({ code: Type.String(), message: Type.String() });
+
+export const SyncBody = Type.Object(
+  { store: Type.Optional(StoreSelection) },
+  { additionalProperties: false },
+);
+export const SyncOutcome = Type.Object({
+  synced: Type.Boolean(),
+  locales: Type.Integer(),
+  conflicts: Type.Optional(Type.Integer()),
+  error: Type.Optional(OutcomeError),
+});
+/** Something a store refused or could not do; locale and field when the store said which. */
+export const Failure = Type.Object({
+  store: Type.String(),
+  locale: Nullable(Type.String()),
+  field: Nullable(Type.String()),
+  error: OutcomeError,
+});
+export const SyncResult = Type.Object({
+  syncedLocales: Type.Array(Type.String()),
+  appStore: SyncOutcome,
+  playStore: SyncOutcome,
+  conflicts: Type.Array(Conflict, {
+    description: 'Fields changed here and in the store; the local value was kept',
+  }),
+  failures: Type.Array(Failure),
+});
+export const SyncResponse = Ok(SyncResult);
+
+export const PushBody = Type.Object(
+  {
+    store: Type.Optional(StoreSelection),
+    locales: Type.Optional(
+      Type.Array(Type.String({ maxLength: 20 }), {
+        maxItems: 200,
+        description: 'Locales to push; all when omitted',
+      }),
+    ),
+    dryRun: Type.Optional(
+      Type.Boolean({
+        description: 'Answer what the push would change (per store, locale, field) without writing',
+      }),
+    ),
+    prune: Type.Optional(
+      Type.Boolean({
+        description: 'Also delete from the store the locales deleted here (default false: additive)',
+      }),
+    ),
+    changesNotSentForReview: Type.Optional(
+      Type.Boolean({ description: 'Google Play: commit the edit with changesNotSentForReview=true' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export const PushOutcome = Type.Object({
+  pushed: Type.Boolean(),
+  locales: Type.Integer(),
+  error: Type.Optional(OutcomeError),
+});
+export const PushResult = Type.Object({
+  pushedLocales: Type.Array(Type.String()),
+  appStore: PushOutcome,
+  playStore: PushOutcome,
+  failures: Type.Array(Failure, {
+    description: 'Everything a store refused: store, locale, field, the store error',
+  }),
+});
+/** A dry run of a push: the changes it would write, per store and locale. */
+export const PushPreview = Type.Object({
+  dryRun: Type.Literal(true),
+  stores: Type.Array(Type.String()),
+  changeCount: Type.Integer(),
+  changes: Type.Record(Type.String(), Type.Record(Type.String(), Type.Record(Type.String(), Change))),
+  approval: ApprovalState,
+});
+export const PushResponse = Ok(Type.Union([PushResult, PushPreview]));
+
+export const OperationRecord = Type.Object({
+  id: Type.String(),
+  kind: StringEnum(['sync', 'push']),
+  status: StringEnum(['running', 'succeeded', 'partial', 'failed']),
+  actor: Type.Object({ memberId: Nullable(Type.String()) }),
+  stores: Type.Array(Type.String()),
+  locales: Nullable(Type.Array(Type.String())),
+  outcome: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  startedAt: Timestamp,
+  finishedAt: Nullable(Timestamp),
+});
+export const OperationsResponse = Ok(
+  Type.Object({
+    operations: Type.Array(OperationRecord),
+    total: Type.Integer(),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  }),
+);
+
+export type OutcomeError = Static<typeof OutcomeError>;
+export type SyncOutcome = Static<typeof SyncOutcome>;
+export type Failure = Static<typeof Failure>;
+export type SyncResult = Static<typeof SyncResult>;
+export type PushOutcome = Static<typeof PushOutcome>;
+export type PushResult = Static<typeof PushResult>;
+export type PushPreview = Static<typeof PushPreview>;
+export type OperationRecord = Static<typeof OperationRecord>;
+export type SyncInput = Static<typeof SyncBody>;
+export type PushInput = Static<typeof PushBody>;

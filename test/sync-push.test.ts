@@ -1,3 +1,5 @@
+import { createPrivateKey } from 'node:crypto';
+import { SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from './support/emulators.js';
 import { startHarness, type Actor, type Harness, type TestOrganization } from './support/harness.js';
@@ -398,13 +400,18 @@ describe('the emulators check requests against the official specs', () => {
     const unauthenticated = await fetch(`${emu.url}/v1/apps`);
     expect(unauthenticated.status).toBe(401);
     expect(((await unauthenticated.json()) as any).errors[0].code).toBe('NOT_AUTHORIZED');
-    const { signJwt } = await import('../src/connectors/jwt.js');
+    const key = createPrivateKey(emu.credentials.appstore.privateKey);
+    const signJwt = (claims: JWTPayload) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', kid: emu.credentials.appstore.keyId, typ: 'JWT' })
+        .sign(key);
     const iat = Math.floor(Date.now() / 1000);
-    const token = signJwt(
-      { alg: 'ES256', kid: emu.credentials.appstore.keyId, typ: 'JWT' },
-      { iss: emu.credentials.appstore.issuerId, iat, exp: iat + 600, aud: 'appstoreconnect-v1' },
-      emu.credentials.appstore.privateKey,
-    );
+    const token = await signJwt({
+      iss: emu.credentials.appstore.issuerId,
+      iat,
+      exp: iat + 600,
+      aud: 'appstoreconnect-v1',
+    });
     const bad = await fetch(`${emu.url}/v1/appInfoLocalizations`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -415,11 +422,12 @@ describe('the emulators check requests against the official specs', () => {
     expect(body.errors[0]).toMatchObject({ status: '409', code: 'ENTITY_ERROR' });
     expect(body.errors[0].detail).toContain('relationships');
     const tooLong = iat + 3600;
-    const longToken = signJwt(
-      { alg: 'ES256', kid: emu.credentials.appstore.keyId, typ: 'JWT' },
-      { iss: emu.credentials.appstore.issuerId, iat, exp: tooLong, aud: 'appstoreconnect-v1' },
-      emu.credentials.appstore.privateKey,
-    );
+    const longToken = await signJwt({
+      iss: emu.credentials.appstore.issuerId,
+      iat,
+      exp: tooLong,
+      aud: 'appstoreconnect-v1',
+    });
     expect(
       (await fetch(`${emu.url}/v1/apps`, { headers: { authorization: `Bearer ${longToken}` } })).status,
     ).toBe(401);

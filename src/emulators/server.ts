@@ -8,9 +8,14 @@ import {
   registerAppStoreEmulator,
   type AppStoreState,
   type AscSeed,
-} from './app-store-connect.js';
+} from './app-store-connect/index.js';
 import { createFaults, type Fault, type Faults } from './faults.js';
-import { createPlayState, registerGooglePlayEmulator, type PlaySeed, type PlayState } from './google-play.js';
+import {
+  createPlayState,
+  registerGooglePlayEmulator,
+  type PlaySeed,
+  type PlayState,
+} from './google-play/index.js';
 
 export interface EmulatorSeed {
   appstore?: AscSeed;

@@ -1,12 +1,17 @@
 /**
- * App Store Connect connector: ES256 JWT auth, JSON:API reads with pagination, PATCH/POST/DELETE
- * of appInfoLocalizations and appStoreVersionLocalizations in the editable containers.
+ * App Store Connect connector: reads the listing texts of an app from the editable (else live)
+ * appInfo and iOS version, and writes changed fields with PATCH/POST/DELETE of their
+ * localizations (stores.md §2.1).
  */
-import type { AppStoreSecret } from '../store-connector.js';
-import { accountLimiter, DEFAULT_POLICY, NetworkError, send, type RetryPolicy } from '../http.js';
-import { signJwt, tokenCache } from '../jwt.js';
+import {
+  createAccountRegistry,
+  DEFAULT_POLICY,
+  type AccountRegistry,
+  type RetryPolicy,
+} from '../resilience.js';
 import {
   StoreError,
+  type AppStoreSecret,
   type LocaleChange,
   type LocaleFailure,
   type PushOptions,
@@ -15,7 +20,7 @@ import {
   type StoreConnector,
   type StoreSnapshot,
 } from '../store-connector.js';
-import { ascError } from './errors.js';
+import { createAscClient, type Counter } from './client.js';
 import {
   ALWAYS_EDITABLE,
   APP_INFO_FIELDS,
@@ -30,8 +35,6 @@ import {
   type JsonApiResource,
 } from './mapper.js';
 
-/** Apple refuses tokens that live longer than 20 minutes; ours live 15 and are renewed 1 minute early. */
-const TOKEN_LIFETIME_S = 15 * 60;
 /** Calls in flight per API key: fast pushes while far below Apple's hourly budget (stores.md §5). */
 const CONCURRENCY_PER_KEY = 8;
 const PAGE_LIMIT = 200;
@@ -42,6 +45,8 @@ export interface AppStoreConnectorOptions {
   now?: () => number;
   /** Calls in flight per API key (default 8); 1 makes the connector work one call at a time. */
   concurrency?: number;
+  /** The accounts' bulkheads and breakers (shared by the connectors of one factory). */
+  accounts?: AccountRegistry;
 }
 
 interface Container {
@@ -53,85 +58,23 @@ export function createAppStoreConnector(
   secret: AppStoreSecret,
   options: AppStoreConnectorOptions,
 ): StoreConnector {
-  const policy = options.policy ?? DEFAULT_POLICY;
-  const now = options.now ?? Date.now;
-  const concurrency = options.concurrency ?? CONCURRENCY_PER_KEY;
-  const limit = accountLimiter(`appstore:${secret.issuerId}:${secret.keyId}:${concurrency}`, concurrency);
-  const tokens = tokenCache(
-    async () => {
-      const iat = Math.floor(now() / 1000);
-      const token = signJwt(
-        { alg: 'ES256', kid: secret.keyId, typ: 'JWT' },
-        { iss: secret.issuerId, iat, exp: iat + TOKEN_LIFETIME_S, aud: 'appstoreconnect-v1' },
-        secret.privateKey,
-      );
-      return { token, expiresAt: (iat + TOKEN_LIFETIME_S) * 1000 };
-    },
-    now,
-    60_000,
-  );
-
-  async function call(
-    counter: { calls: number },
-    method: string,
-    pathOrUrl: string,
-    body?: unknown,
-  ): Promise<{ data: unknown; links?: { next?: string } }> {
-    const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${options.baseUrl}${pathOrUrl}`;
-    for (let attempt = 0; ; attempt++) {
-      const token = await tokens.get();
-      let response;
-      try {
-        response = await limit(() =>
-          send(
-            {
-              method,
-              url,
-              headers: {
-                authorization: `Bearer ${token}`,
-                accept: 'application/json',
-                ...(body !== undefined && { 'content-type': 'application/json' }),
-              },
-              body: body === undefined ? undefined : JSON.stringify(body),
-              // A POST that timed out may have created the localization: not blindly repeated.
-              idempotent: method !== 'POST',
-            },
-            policy,
-            counter,
-          ),
-        );
-      } catch (error) {
-        if (error instanceof NetworkError)
-          throw new StoreError('appstore', 'NETWORK_ERROR', error.message, null, true);
-        throw error;
-      }
-      // Apple sometimes refuses a valid token once (stores.md §1.1): mint a new one and retry once.
-      if (response.status === 401 && attempt === 0) {
-        tokens.invalidate();
-        continue;
-      }
-      if (response.status >= 400) throw ascError(response.status, response.text);
-      return response.status === 204
-        ? { data: null }
-        : (JSON.parse(response.text) as { data: unknown; links?: { next?: string } });
-    }
-  }
-
-  /** Every item of a collection, following links.next until it is absent. */
-  async function all(counter: { calls: number }, path: string): Promise<JsonApiResource[]> {
-    const items: JsonApiResource[] = [];
-    let next: string | undefined = path;
-    while (next !== undefined) {
-      const page = await call(counter, 'GET', next);
-      items.push(...(page.data as JsonApiResource[]));
-      next = page.links?.next;
-    }
-    return items;
-  }
+  const accounts = options.accounts ?? createAccountRegistry();
+  const client = createAscClient(secret, {
+    baseUrl: options.baseUrl,
+    policy: options.policy ?? DEFAULT_POLICY,
+    now: options.now ?? Date.now,
+    account: accounts(
+      `appstore:${secret.issuerId}:${secret.keyId}`,
+      options.concurrency ?? CONCURRENCY_PER_KEY,
+    ),
+  });
 
   /** The editable appInfo if there is one, else the live one (stores.md §2.1). */
-  async function appInfo(counter: { calls: number }, appId: string): Promise<Container | null> {
-    const infos = await all(counter, `/v1/apps/${encodeURIComponent(appId)}/appInfos?limit=${PAGE_LIMIT}`);
+  async function appInfo(counter: Counter, appId: string): Promise<Container | null> {
+    const infos = await client.all(
+      counter,
+      `/v1/apps/${encodeURIComponent(appId)}/appInfos?limit=${PAGE_LIMIT}`,
+    );
     const stateOf = (info: JsonApiResource) => {
       const state = info.attributes?.state ?? info.attributes?.appStoreState;
       return typeof state === 'string' ? state : '';
@@ -143,25 +86,28 @@ export function createAppStoreConnector(
   }
 
   /** The editable iOS version with the highest versionString, else the live one. */
-  async function version(counter: { calls: number }, appId: string): Promise<Container | null> {
+  async function version(counter: Counter, appId: string): Promise<Container | null> {
     const query = (states: string[]) =>
       `/v1/apps/${encodeURIComponent(appId)}/appStoreVersions?filter[platform]=IOS&filter[appVersionState]=${states.join(',')}&limit=${PAGE_LIMIT}`;
     const highest = (versions: JsonApiResource[]) =>
       [...versions].sort((a, b) =>
         compareVersions(String(b.attributes?.versionString), String(a.attributes?.versionString)),
       )[0];
-    const editable = highest(await all(counter, query(EDITABLE_VERSION_STATES)));
+    const editable = highest(await client.all(counter, query(EDITABLE_VERSION_STATES)));
     if (editable) return { id: editable.id, editable: true };
-    const live = highest(await all(counter, query(LIVE_VERSION_STATES)));
+    const live = highest(await client.all(counter, query(LIVE_VERSION_STATES)));
     return live ? { id: live.id, editable: false } : null;
   }
 
-  async function containers(counter: { calls: number }, appId: string) {
+  async function containers(counter: Counter, appId: string) {
     const [info, ver] = await Promise.all([appInfo(counter, appId), version(counter, appId)]);
     const [infoLocs, verLocs] = await Promise.all([
-      info ? all(counter, `/v1/appInfos/${info.id}/appInfoLocalizations?limit=${PAGE_LIMIT}`) : [],
+      info ? client.all(counter, `/v1/appInfos/${info.id}/appInfoLocalizations?limit=${PAGE_LIMIT}`) : [],
       ver
-        ? all(counter, `/v1/appStoreVersions/${ver.id}/appStoreVersionLocalizations?limit=${PAGE_LIMIT}`)
+        ? client.all(
+            counter,
+            `/v1/appStoreVersions/${ver.id}/appStoreVersionLocalizations?limit=${PAGE_LIMIT}`,
+          )
         : [],
     ]);
     const byLocale = (items: JsonApiResource[]) =>
@@ -173,7 +119,7 @@ export function createAppStoreConnector(
     store: 'appstore',
 
     async verify() {
-      await call({ calls: 0 }, 'GET', '/v1/apps?limit=1');
+      await client.call({ calls: 0 }, 'GET', '/v1/apps?limit=1');
     },
 
     async read(appId) {
@@ -233,7 +179,7 @@ export function createAppStoreConnector(
           );
         }
         if (existing) {
-          await call(counter, 'PATCH', `/v1/${kind}/${existing.id}`, {
+          await client.call(counter, 'PATCH', `/v1/${kind}/${existing.id}`, {
             data: { type: kind, id: existing.id, attributes },
           });
           return;
@@ -241,7 +187,7 @@ export function createAppStoreConnector(
         const [relation, type] =
           kind === 'appInfoLocalizations' ? ['appInfo', 'appInfos'] : ['appStoreVersion', 'appStoreVersions'];
         const created = attributesWithout(attributes);
-        await call(counter, 'POST', `/v1/${kind}`, {
+        await client.call(counter, 'POST', `/v1/${kind}`, {
           data: {
             type: kind,
             attributes: { locale, ...created },
@@ -284,8 +230,8 @@ export function createAppStoreConnector(
         try {
           const verLoc = verLocs.get(locale);
           const infoLoc = infoLocs.get(locale);
-          if (verLoc) await call(counter, 'DELETE', `/v1/appStoreVersionLocalizations/${verLoc.id}`);
-          if (infoLoc) await call(counter, 'DELETE', `/v1/appInfoLocalizations/${infoLoc.id}`);
+          if (verLoc) await client.call(counter, 'DELETE', `/v1/appStoreVersionLocalizations/${verLoc.id}`);
+          if (infoLoc) await client.call(counter, 'DELETE', `/v1/appInfoLocalizations/${infoLoc.id}`);
           removed.push(locale);
         } catch (error) {
           fail(locale, error);

@@ -1,141 +1,16 @@
 /**
- * A Google Play Developer API v3 emulator with its OAuth2 token endpoint (tests, demos,
- * benchmarks only). It reproduces what stores.md §8 lists: the JWT-bearer grant, bearer tokens,
- * the edit lifecycle (snapshot, expiry, invalidation, commit), listing limits and Google's error
- * bodies — and validates request and response bodies against Google's discovery document.
+ * A Google Play Developer API v3 emulator (tests, demos, benchmarks only): the edit lifecycle
+ * (snapshot, expiry, invalidation, commit) and listings, with Google's limits and error bodies —
+ * every request and response checked against Google's discovery document (stores.md §8).
  */
-import { createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PLAYSTORE_LOCALES } from '../shared/stores.js';
-import type { Faults } from './faults.js';
-import { googlePlaySpec } from './spec-validator.js';
-
-interface Listing {
-  language: string;
-  title?: string;
-  shortDescription?: string;
-  fullDescription?: string;
-  video?: string;
-}
-
-export interface PlaySeed {
-  serviceAccounts?: { clientEmail: string; publicKey: string }[];
-  apps?: {
-    packageName: string;
-    defaultLanguage?: string;
-    listings?: Record<string, Omit<Listing, 'language'>>;
-    /** Service accounts allowed on this app (default: all registered ones). */
-    grants?: string[];
-    /** The app needs changes sent for review from the Console (commit needs changesNotSentForReview=true). */
-    manualReview?: boolean;
-  }[];
-  /** Seconds an edit lives (default 3600). */
-  editTtlSeconds?: number;
-  /** Seconds an access token lives (default 3599). */
-  tokenTtlSeconds?: number;
-}
-
-interface Edit {
-  id: string;
-  packageName: string;
-  owner: string;
-  listings: Map<string, Listing>;
-  expiresAt: number;
-  status: 'open' | 'committed' | 'deleted';
-}
-
-const SCOPE = 'https://www.googleapis.com/auth/androidpublisher';
-const LIMITS = { title: 30, shortDescription: 80, fullDescription: 4000 } as const;
-const FIELD_WORDS = {
-  title: 'title',
-  shortDescription: 'short description (promotional text)',
-  fullDescription: 'full description',
-};
-
-class PlayFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly statusText: string,
-    message: string,
-    readonly reason: string,
-    readonly domain = 'global',
-  ) {
-    super(message);
-  }
-}
-
-export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.now) {
-  const accounts = new Map<string, KeyObject>();
-  const apps = new Map<
-    string,
-    {
-      packageName: string;
-      defaultLanguage: string;
-      listings: Map<string, Listing>;
-      grants: string[] | null;
-      manualReview: boolean;
-    }
-  >();
-  const tokens = new Map<string, { email: string; expiresAt: number }>();
-  const edits = new Map<string, Edit>();
-  let editTtl = seed.editTtlSeconds ?? 3600;
-  let tokenTtl = seed.tokenTtlSeconds ?? 3599;
-  const counters = {
-    tokenRequests: 0,
-    requests: 0,
-    editsInserted: 0,
-    editsCommitted: 0,
-    editsDeleted: 0,
-    listingWrites: 0,
-  };
-
-  function load(next: PlaySeed) {
-    for (const account of next.serviceAccounts ?? [])
-      accounts.set(account.clientEmail, createPublicKey(account.publicKey));
-    if (next.editTtlSeconds !== undefined) editTtl = next.editTtlSeconds;
-    if (next.tokenTtlSeconds !== undefined) tokenTtl = next.tokenTtlSeconds;
-    for (const app of next.apps ?? []) {
-      apps.set(app.packageName, {
-        packageName: app.packageName,
-        defaultLanguage: app.defaultLanguage ?? 'en-US',
-        listings: new Map(
-          Object.entries(app.listings ?? {}).map(([language, l]) => [language, { language, ...l }]),
-        ),
-        grants: app.grants ?? null,
-        manualReview: app.manualReview ?? false,
-      });
-    }
-  }
-  load(seed);
-
-  return {
-    accounts,
-    apps,
-    tokens,
-    edits,
-    counters,
-    load,
-    get editTtl() {
-      return editTtl;
-    },
-    get tokenTtl() {
-      return tokenTtl;
-    },
-    /** Forgets everything: data, settings and counters. */
-    reset() {
-      for (const map of [accounts, apps, tokens, edits]) map.clear();
-      editTtl = 3600;
-      tokenTtl = 3599;
-      for (const key of Object.keys(counters) as (keyof typeof counters)[]) counters[key] = 0;
-    },
-    /** Edits still open (neither committed nor deleted nor expired). */
-    openEdits: () => [...edits.values()].filter((e) => e.status === 'open' && e.expiresAt > now()),
-    snapshot: (packageName: string) => Object.fromEntries(apps.get(packageName)?.listings ?? []),
-    now,
-  };
-}
-
-export type PlayState = ReturnType<typeof createPlayState>;
+import type { Faults } from '../faults.js';
+import { googlePlaySpec } from '../spec-validator.js';
+import { PlayFailure, sendFailure } from './errors.js';
+import { FIELD_WORDS, LIMITS, LOCALES } from './rules.js';
+import type { Edit, Listing, PlayState } from './state.js';
+import { registerTokenEndpoint } from './token.js';
 
 export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayState, faults: Faults): void {
   const spec = googlePlaySpec();
@@ -148,75 +23,7 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
     return reply.code(200).type('application/json').send(body);
   };
 
-  const sendFailure = (reply: FastifyReply, failure: PlayFailure) =>
-    reply
-      .code(failure.status)
-      .type('application/json')
-      .send({
-        error: {
-          code: failure.status,
-          message: failure.message,
-          errors: [{ message: failure.message, domain: failure.domain, reason: failure.reason }],
-          status: failure.statusText,
-        },
-      });
-
-  // The OAuth2 token endpoint (RFC 6749 error shape).
-  app.register(async (scope) => {
-    scope.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string' },
-      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
-    );
-    scope.post('/token', async (request, reply) => {
-      state.counters.tokenRequests += 1;
-      const injected = await faults.apply(request, reply);
-      if (injected === 'dropped') return reply;
-      if (typeof injected === 'number')
-        return reply
-          .code(injected)
-          .send({ error: 'internal_failure', error_description: 'Injected failure' });
-      const form = (request.body ?? {}) as Record<string, string>;
-      const invalid = (description: string) =>
-        reply.code(400).send({ error: 'invalid_grant', error_description: description });
-      if (form.grant_type !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
-        return reply
-          .code(400)
-          .send({ error: 'unsupported_grant_type', error_description: 'Invalid grant_type' });
-      }
-      const parts = (form.assertion ?? '').split('.');
-      if (parts.length !== 3) return invalid('Invalid JWT: malformed assertion.');
-      const [head, body, signature] = parts as [string, string, string];
-      let header: Record<string, unknown>;
-      let claims: Record<string, unknown>;
-      try {
-        header = JSON.parse(Buffer.from(head, 'base64url').toString()) as Record<string, unknown>;
-        claims = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
-      } catch {
-        return invalid('Invalid JWT: malformed assertion.');
-      }
-      const key = state.accounts.get(String(claims.iss));
-      if (header.alg !== 'RS256' || key === undefined) return invalid('Invalid JWT Signature.');
-      if (!verify('sha256', Buffer.from(`${head}.${body}`), key, Buffer.from(signature, 'base64url'))) {
-        return invalid('Invalid JWT Signature.');
-      }
-      const nowS = Math.floor(state.now() / 1000);
-      const iat = Number(claims.iat);
-      const exp = Number(claims.exp);
-      const audience = `http://${request.headers.host ?? 'localhost'}/token`;
-      if (!(exp > nowS && exp - iat <= 3600 && iat <= nowS + 300)) {
-        return invalid(
-          'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
-        );
-      }
-      if (claims.aud !== audience) return invalid(`Invalid JWT: audience must be ${audience}.`);
-      if (!(typeof claims.scope === 'string' ? claims.scope : '').split(' ').includes(SCOPE))
-        return reply.code(400).send({ error: 'invalid_scope', error_description: 'Invalid OAuth scope.' });
-      const token = `ya29.${randomBytes(24).toString('base64url')}`;
-      state.tokens.set(token, { email: String(claims.iss), expiresAt: state.now() + state.tokenTtl * 1000 });
-      return reply.send({ access_token: token, expires_in: state.tokenTtl, token_type: 'Bearer' });
-    });
-  });
+  registerTokenEndpoint(app, state, faults);
 
   app.register(
     async (scope) => {
@@ -333,7 +140,7 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
       });
 
       const checkListing = (language: string, listing: Listing) => {
-        if (!PLAYSTORE_LOCALES.has(language))
+        if (!LOCALES.has(language))
           throw new PlayFailure(400, 'INVALID_ARGUMENT', `Invalid language code: ${language}`, 'badRequest');
         for (const [field, limit] of Object.entries(LIMITS)) {
           const value = listing[field as keyof typeof LIMITS];

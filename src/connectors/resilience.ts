@@ -1,0 +1,201 @@
+/**
+ * How the connectors call a store, as declared policies (cockatiel): per store account a bulkhead
+ * (calls in flight) and a circuit breaker, and per call retries with jittered exponential backoff
+ * honouring Retry-After and a timeout on each attempt.
+ *
+ * What is retried: 429 always; 5xx and a lost or timed-out call only when repeating the call is
+ * safe (`idempotent`) — a POST whose outcome is unknown may have created something. The breaker
+ * counts calls that still failed that way after their retries; five in a row stop calls to the
+ * account for a while (STORE_UNAVAILABLE at once instead of minutes of retries), any success
+ * closes it again.
+ */
+import {
+  BrokenCircuitError,
+  bulkhead,
+  circuitBreaker,
+  ConsecutiveBreaker,
+  DelegateBackoff,
+  handleWhen,
+  retry,
+  timeout,
+  TimeoutStrategy,
+  TaskCancelledError,
+  wrap,
+  type BulkheadPolicy,
+  type CircuitBreakerPolicy,
+  type IRetryBackoffContext,
+} from 'cockatiel';
+
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Each attempt's own limit. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_POLICY: RetryPolicy = {
+  retries: 4,
+  baseDelayMs: 250,
+  maxDelayMs: 20_000,
+  timeoutMs: 15_000,
+};
+
+export interface BreakerPolicy {
+  /** Calls failing in a row (after retries) that open the breaker. */
+  failures: number;
+  /** How long an open breaker refuses calls before it lets one through to test the store. */
+  openMs: number;
+}
+
+export const DEFAULT_BREAKER: BreakerPolicy = { failures: 5, openMs: 30_000 };
+
+export interface HttpResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+export interface HttpCall {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Whether repeating the call after an unknown outcome (5xx, timeout) is safe. 429 is always retried. */
+  idempotent: boolean;
+}
+
+/** No answer came at all (refused, reset, timed out). */
+export class NetworkError extends Error {
+  constructor(message: string, options?: { cause: unknown }) {
+    super(message, options);
+    this.name = 'NetworkError';
+  }
+}
+
+/** The account's circuit breaker is open: the store failed too often in a row, so it is not called. */
+export class StoreUnavailableError extends Error {
+  constructor(readonly retryAfterMs: number) {
+    super(`not called for ${Math.ceil(retryAfterMs / 1000)} s after repeated failures`);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** Parses Retry-After (seconds or an HTTP date) into milliseconds. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | null {
+  if (header === null) return null;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(at - now, 0);
+}
+
+/** What one store account shares between all its calls, in this process. */
+export interface AccountPolicies {
+  bulkhead: BulkheadPolicy;
+  breaker: CircuitBreakerPolicy;
+  breakerPolicy: BreakerPolicy;
+}
+
+const isTransient = (response: unknown) => {
+  const status = (response as HttpResponse).status;
+  return status === 429 || status >= 500;
+};
+
+/** The policies of the accounts a connector factory serves, made on first use. */
+export function createAccountRegistry(options: { breaker?: BreakerPolicy } = {}) {
+  const breakerPolicy = options.breaker ?? DEFAULT_BREAKER;
+  const accounts = new Map<string, AccountPolicies>();
+  return (account: string, concurrency: number): AccountPolicies => {
+    const key = `${account}:${concurrency}`;
+    let policies = accounts.get(key);
+    if (policies === undefined) {
+      policies = {
+        bulkhead: bulkhead(concurrency, Infinity),
+        breaker: circuitBreaker(
+          handleWhen((e) => e instanceof NetworkError || e instanceof TaskCancelledError).orWhenResult(
+            isTransient,
+          ),
+          {
+            halfOpenAfter: breakerPolicy.openMs,
+            breaker: new ConsecutiveBreaker(breakerPolicy.failures),
+          },
+        ),
+        breakerPolicy,
+      };
+      accounts.set(key, policies);
+    }
+    return policies;
+  };
+}
+
+export type AccountRegistry = ReturnType<typeof createAccountRegistry>;
+
+/**
+ * Sends a call under the account's policies. Returns the last response (which may be an error
+ * status for the caller to map), or throws NetworkError when no response came at all, or
+ * StoreUnavailableError while the account's breaker is open.
+ */
+export async function send(
+  call: HttpCall,
+  policy: RetryPolicy,
+  account: AccountPolicies,
+  counter?: { calls: number },
+): Promise<HttpResponse> {
+  const backoff = new DelegateBackoff((context: IRetryBackoffContext<unknown>) => {
+    const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (context.attempt - 1));
+    const hinted =
+      'value' in context.result
+        ? retryAfterMs((context.result.value as HttpResponse).headers.get('retry-after'))
+        : null;
+    // Full jitter spreads retries of many callers; a Retry-After hint is a floor, capped by maxDelay.
+    return hinted !== null
+      ? Math.min(Math.max(hinted, exponential / 2), policy.maxDelayMs)
+      : Math.random() * exponential;
+  });
+  const retrying = retry(
+    handleWhen(
+      (error) => call.idempotent && (error instanceof NetworkError || error instanceof TaskCancelledError),
+    ).orWhenResult((response) => {
+      const { status } = response as HttpResponse;
+      return status === 429 || (status >= 500 && call.idempotent);
+    }),
+    { maxAttempts: policy.retries, backoff },
+  );
+  const attemptTimeout = timeout(policy.timeoutMs, TimeoutStrategy.Aggressive);
+  try {
+    return await wrap(account.bulkhead, account.breaker, retrying, attemptTimeout).execute(
+      async ({ signal }) => {
+        if (counter) counter.calls += 1;
+        try {
+          const res = await fetch(call.url, {
+            method: call.method,
+            headers: call.headers,
+            body: call.body,
+            signal,
+          });
+          return { status: res.status, headers: res.headers, text: await res.text() } satisfies HttpResponse;
+        } catch (error) {
+          if (signal.aborted) throw error; // the attempt's timeout: cockatiel reports it
+          throw new NetworkError(
+            `${call.method} ${new URL(call.url).pathname} failed: ${(error as Error).message}`,
+            {
+              cause: error,
+            },
+          );
+        }
+      },
+    );
+  } catch (error) {
+    if (error instanceof BrokenCircuitError) throw new StoreUnavailableError(account.breakerPolicy.openMs);
+    if (error instanceof TaskCancelledError) {
+      throw new NetworkError(
+        `${call.method} ${new URL(call.url).pathname} failed: no answer within ${policy.timeoutMs} ms`,
+        {
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
+}

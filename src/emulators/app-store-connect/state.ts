@@ -1,0 +1,144 @@
+/** The App Store Connect emulator's data: apps, appInfos, versions, localizations, rate usage. */
+import { createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
+
+export interface AscSeed {
+  keys?: { issuerId: string; keyId: string; publicKey: string }[];
+  apps?: {
+    id: string;
+    bundleId: string;
+    name: string;
+    primaryLocale?: string;
+    appInfos?: {
+      id?: string;
+      state: string;
+      localizations?: Record<string, Record<string, string | null>>;
+    }[];
+    versions?: {
+      id?: string;
+      platform?: string;
+      versionString: string;
+      appVersionState: string;
+      localizations?: Record<string, Record<string, string | null>>;
+    }[];
+  }[];
+  /** Requests per key per rolling hour (default 3600). */
+  hourlyLimit?: number;
+  /** Largest page the emulator returns whatever `limit` asks (Apple may return fewer); default 200. */
+  pageSize?: number;
+}
+
+export interface Localization {
+  id: string;
+  parentId: string;
+  locale: string;
+  attributes: Record<string, string | null>;
+}
+
+export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date.now) {
+  const keys = new Map<string, { issuerId: string; publicKey: KeyObject }>();
+  const apps = new Map<string, { id: string; bundleId: string; name: string; primaryLocale: string }>();
+  const appInfos = new Map<string, { id: string; appId: string; state: string }>();
+  const versions = new Map<
+    string,
+    { id: string; appId: string; platform: string; versionString: string; appVersionState: string }
+  >();
+  const infoLocs = new Map<string, Localization>();
+  const versionLocs = new Map<string, Localization>();
+  const usage = new Map<string, number[]>();
+  let hourlyLimit = seed.hourlyLimit ?? 3600;
+  let pageSize = seed.pageSize ?? 200;
+  const counters = { requests: 0, writes: 0 };
+
+  function load(next: AscSeed) {
+    for (const key of next.keys ?? []) {
+      keys.set(key.keyId, { issuerId: key.issuerId, publicKey: createPublicKey(key.publicKey) });
+    }
+    if (next.hourlyLimit !== undefined) hourlyLimit = next.hourlyLimit;
+    if (next.pageSize !== undefined) pageSize = next.pageSize;
+    for (const app of next.apps ?? []) {
+      apps.set(app.id, {
+        id: app.id,
+        bundleId: app.bundleId,
+        name: app.name,
+        primaryLocale: app.primaryLocale ?? 'en-US',
+      });
+      for (const info of app.appInfos ?? []) {
+        const id = info.id ?? randomUUID();
+        appInfos.set(id, { id, appId: app.id, state: info.state });
+        for (const [locale, attributes] of Object.entries(info.localizations ?? {})) {
+          const locId = randomUUID();
+          infoLocs.set(locId, { id: locId, parentId: id, locale, attributes: { ...attributes } });
+        }
+      }
+      for (const version of app.versions ?? []) {
+        const id = version.id ?? randomUUID();
+        versions.set(id, {
+          id,
+          appId: app.id,
+          platform: version.platform ?? 'IOS',
+          versionString: version.versionString,
+          appVersionState: version.appVersionState,
+        });
+        for (const [locale, attributes] of Object.entries(version.localizations ?? {})) {
+          const locId = randomUUID();
+          versionLocs.set(locId, { id: locId, parentId: id, locale, attributes: { ...attributes } });
+        }
+      }
+    }
+  }
+  load(seed);
+
+  return {
+    counters,
+    get pageSize() {
+      return pageSize;
+    },
+    keys,
+    apps,
+    appInfos,
+    versions,
+    infoLocs,
+    versionLocs,
+    load,
+    /** Forgets everything: data, settings and counters. */
+    reset() {
+      for (const map of [keys, apps, appInfos, versions, infoLocs, versionLocs, usage]) map.clear();
+      hourlyLimit = 3600;
+      pageSize = 200;
+      counters.requests = 0;
+      counters.writes = 0;
+    },
+    /** Counts a request against the key's rolling hour; returns the remaining allowance. */
+    count(keyId: string): { limit: number; remaining: number } {
+      const hourAgo = now() - 3600_000;
+      const recent = (usage.get(keyId) ?? []).filter((t) => t > hourAgo);
+      recent.push(now());
+      usage.set(keyId, recent);
+      return { limit: hourlyLimit, remaining: hourlyLimit - recent.length };
+    },
+    /** The listing texts of an app as a test sees them: locale → attribute → value. */
+    snapshot(appId: string) {
+      const out: Record<
+        string,
+        {
+          appInfos: Record<string, Record<string, string | null>>;
+          versions: Record<string, Record<string, string | null>>;
+        }
+      > = {};
+      for (const info of [...appInfos.values()].filter((i) => i.appId === appId)) {
+        for (const loc of [...infoLocs.values()].filter((l) => l.parentId === info.id)) {
+          (out[info.id] ??= { appInfos: {}, versions: {} }).appInfos[loc.locale] = { ...loc.attributes };
+        }
+      }
+      for (const version of [...versions.values()].filter((v) => v.appId === appId)) {
+        for (const loc of [...versionLocs.values()].filter((l) => l.parentId === version.id)) {
+          (out[version.id] ??= { appInfos: {}, versions: {} }).versions[loc.locale] = { ...loc.attributes };
+        }
+      }
+      return out;
+    },
+    now,
+  };
+}
+
+export type AppStoreState = ReturnType<typeof createAppStoreState>;

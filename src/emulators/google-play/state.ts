@@ -1,0 +1,110 @@
+/** The Google Play emulator's data: apps and their listings, service accounts, tokens, edits. */
+import type { KeyObject } from 'node:crypto';
+import { createPublicKey } from 'node:crypto';
+
+export interface Listing {
+  language: string;
+  title?: string;
+  shortDescription?: string;
+  fullDescription?: string;
+  video?: string;
+}
+
+export interface PlaySeed {
+  serviceAccounts?: { clientEmail: string; publicKey: string }[];
+  apps?: {
+    packageName: string;
+    defaultLanguage?: string;
+    listings?: Record<string, Omit<Listing, 'language'>>;
+    /** Service accounts allowed on this app (default: all registered ones). */
+    grants?: string[];
+    /** The app needs changes sent for review from the Console (commit needs changesNotSentForReview=true). */
+    manualReview?: boolean;
+  }[];
+  /** Seconds an edit lives (default 3600). */
+  editTtlSeconds?: number;
+  /** Seconds an access token lives (default 3599). */
+  tokenTtlSeconds?: number;
+}
+
+export interface Edit {
+  id: string;
+  packageName: string;
+  owner: string;
+  listings: Map<string, Listing>;
+  expiresAt: number;
+  status: 'open' | 'committed' | 'deleted';
+}
+
+export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.now) {
+  const accounts = new Map<string, KeyObject>();
+  const apps = new Map<
+    string,
+    {
+      packageName: string;
+      defaultLanguage: string;
+      listings: Map<string, Listing>;
+      grants: string[] | null;
+      manualReview: boolean;
+    }
+  >();
+  const tokens = new Map<string, { email: string; expiresAt: number }>();
+  const edits = new Map<string, Edit>();
+  let editTtl = seed.editTtlSeconds ?? 3600;
+  let tokenTtl = seed.tokenTtlSeconds ?? 3599;
+  const counters = {
+    tokenRequests: 0,
+    requests: 0,
+    editsInserted: 0,
+    editsCommitted: 0,
+    editsDeleted: 0,
+    listingWrites: 0,
+  };
+
+  function load(next: PlaySeed) {
+    for (const account of next.serviceAccounts ?? [])
+      accounts.set(account.clientEmail, createPublicKey(account.publicKey));
+    if (next.editTtlSeconds !== undefined) editTtl = next.editTtlSeconds;
+    if (next.tokenTtlSeconds !== undefined) tokenTtl = next.tokenTtlSeconds;
+    for (const app of next.apps ?? []) {
+      apps.set(app.packageName, {
+        packageName: app.packageName,
+        defaultLanguage: app.defaultLanguage ?? 'en-US',
+        listings: new Map(
+          Object.entries(app.listings ?? {}).map(([language, l]) => [language, { language, ...l }]),
+        ),
+        grants: app.grants ?? null,
+        manualReview: app.manualReview ?? false,
+      });
+    }
+  }
+  load(seed);
+
+  return {
+    accounts,
+    apps,
+    tokens,
+    edits,
+    counters,
+    load,
+    get editTtl() {
+      return editTtl;
+    },
+    get tokenTtl() {
+      return tokenTtl;
+    },
+    /** Forgets everything: data, settings and counters. */
+    reset() {
+      for (const map of [accounts, apps, tokens, edits]) map.clear();
+      editTtl = 3600;
+      tokenTtl = 3599;
+      for (const key of Object.keys(counters) as (keyof typeof counters)[]) counters[key] = 0;
+    },
+    /** Edits still open (neither committed nor deleted nor expired). */
+    openEdits: () => [...edits.values()].filter((e) => e.status === 'open' && e.expiresAt > now()),
+    snapshot: (packageName: string) => Object.fromEntries(apps.get(packageName)?.listings ?? []),
+    now,
+  };
+}
+
+export type PlayState = ReturnType<typeof createPlayState>;

@@ -29,7 +29,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ['*.js', '*.config.ts', 'bench/*.mjs'],
+    files: ['*.js', '*.cjs', '*.config.ts', 'bench/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
   },
 );

@@ -35,7 +35,7 @@ import { credentialRoutes } from './modules/credentials/index.js';
 import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/index.js';
 import { listingRoutes } from './modules/listings/index.js';
 import { memberRoutes } from './modules/members/index.js';
-import { organizationRoutes } from './modules/organizations/index.js';
+import { ANONYMOUS_REQUESTS_PER_MINUTE, organizationRoutes } from './modules/organizations/index.js';
 import { projectRoutes } from './modules/projects/index.js';
 import { syncRoutes } from './modules/sync/index.js';
 import { createServices, type Services } from './services.js';
@@ -92,7 +92,7 @@ export async function buildApp(
     loggerInstance: fastifyLogger,
     genReqId,
     frameworkErrors: createFrameworkErrorHandler(() => chargeRequests),
-    clientErrorHandler: createClientErrorHandler(rateLimiter),
+    clientErrorHandler: createClientErrorHandler(rateLimiter, ANONYMOUS_REQUESTS_PER_MINUTE),
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
@@ -109,8 +109,8 @@ export async function buildApp(
     reply.header('X-Request-Id', request.id);
   });
   registerNulUrlGuard(app);
-  registerIdentity(app, services.apiKeys);
-  const charge = registerRateLimit(app, rateLimiter);
+  registerIdentity(app, (authorization) => services.apiKeys.authenticate(authorization));
+  const charge = registerRateLimit(app, rateLimiter, ANONYMOUS_REQUESTS_PER_MINUTE);
   chargeRequests = charge;
   // onClose runs once the server accepts nothing more. Requests already in it may still be on
   // their way to the rate limiter and the database: the limiter closes after them, and the

@@ -3,7 +3,6 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, UNAVAILABLE_RETRY_AFTER_S, type ErrorDetail } from '../errors.js';
 import { sanitizeUrl } from '../logger.js';
-import { ANONYMOUS_REQUESTS_PER_MINUTE } from '../modules/organizations/index.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { ChargeRequests } from './rate-limit.js';
 import { nextRequestId } from './request-id.js';
@@ -138,7 +137,7 @@ export function createFrameworkErrorHandler(charge: () => ChargeRequests | null)
  * answer is written on the socket, in the envelope, with a request id and the rate-limit headers
  * of the client's IP, and the connection is closed.
  */
-export function createClientErrorHandler(limiter: RateLimiter) {
+export function createClientErrorHandler(limiter: RateLimiter, anonymousPerMinute: number) {
   return (error: NodeJS.ErrnoException, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const [status, message] =
@@ -147,7 +146,7 @@ export function createClientErrorHandler(limiter: RateLimiter) {
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? [408, 'The request did not arrive in time']
           : [400, 'The request is not valid HTTP'];
-    void limiter.take(`ip:${socket.remoteAddress}`, ANONYMOUS_REQUESTS_PER_MINUTE).then((decision) => {
+    void limiter.take(`ip:${socket.remoteAddress}`, anonymousPerMinute).then((decision) => {
       const body = JSON.stringify({ success: false, error: { code: 'INVALID_REQUEST', message } });
       const head = [
         `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`,

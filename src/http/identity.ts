@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, unauthorized } from '../errors.js';
-import type { RequestContext } from '../modules/access/index.js';
-import type { ApiKeysService, Caller } from '../modules/api-keys/index.js';
+import type { Caller, RequestContext } from '../modules/access/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,13 +16,16 @@ declare module 'fastify' {
  * can count per organization (valid key) or per client IP (none), even on unknown routes.
  * Only routes that need a caller answer 401; see requireCaller.
  */
-export function registerIdentity(app: FastifyInstance, apiKeys: ApiKeysService): void {
+/** Resolves an `Authorization` value to its caller; throws an UNAUTHORIZED AppError otherwise. */
+export type Authenticate = (authorization: string) => Promise<Caller>;
+
+export function registerIdentity(app: FastifyInstance, authenticate: Authenticate): void {
   app.decorateRequest('caller', null);
   app.decorateRequest('callerError', null);
   app.addHook('onRequest', async (request) => {
     if (request.headers.authorization === undefined) return;
     try {
-      request.caller = await apiKeys.authenticate(request.headers.authorization);
+      request.caller = await authenticate(request.headers.authorization);
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'UNAUTHORIZED') throw error;
       request.callerError = error;

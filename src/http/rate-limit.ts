@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { ANONYMOUS_REQUESTS_PER_MINUTE, PLANS } from '../modules/organizations/index.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 /** Counts requests against a caller's budget; for work that one HTTP request carries several of. */
@@ -12,14 +11,19 @@ export type ChargeRequests = (request: FastifyRequest, reply: FastifyReply, poin
  * keys is throttled). Runs after identity and sets the X-RateLimit-* headers on every response.
  * Answers the charge for routes that carry several calls in one request (MCP batches).
  */
-export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter): ChargeRequests {
+export function registerRateLimit(
+  app: FastifyInstance,
+  limiter: RateLimiter,
+  /** The budget of a caller without a valid key, per client IP. */
+  anonymousPerMinute: number,
+): ChargeRequests {
   const charge: ChargeRequests = async (request, reply, points) => {
     // A request refused before routing (frameworkErrors) has no caller decoration at all.
     const caller = request.caller ?? null;
     const [key, limit] =
       caller === null
-        ? [`ip:${request.ip}`, ANONYMOUS_REQUESTS_PER_MINUTE]
-        : [`org:${caller.organizationId}`, PLANS[caller.plan].requestsPerMinute];
+        ? [`ip:${request.ip}`, anonymousPerMinute]
+        : [`org:${caller.organizationId}`, caller.requestsPerMinute];
     const decision = await limiter.take(key, limit, points);
     reply.header('X-RateLimit-Limit', decision.limit);
     reply.header('X-RateLimit-Remaining', decision.remaining);

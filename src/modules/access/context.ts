@@ -8,6 +8,14 @@ export interface Principal {
   readonly keyId: string;
 }
 
+/** An authenticated caller: the key's member and role, its organization and that plan's rate. */
+export interface Caller {
+  organizationId: string;
+  /** The organization's plan allowance (design.md §8), read with the key on every request. */
+  requestsPerMinute: number;
+  principal: Principal;
+}
+
 /**
  * The first argument of every service function. REST, MCP and the CLI build the same context,
  * so a rule written once in a service holds for all of them.

@@ -1,5 +1,11 @@
 /** Who may do what: roles, the request context, and the operation table. */
-export { operatorContext, OPERATOR_MEMBER_ID, type Principal, type RequestContext } from './context.js';
+export {
+  operatorContext,
+  OPERATOR_MEMBER_ID,
+  type Caller,
+  type Principal,
+  type RequestContext,
+} from './context.js';
 export {
   authorize,
   isAllowed,

@@ -4,19 +4,12 @@ import { invalidField, notFound, unauthorized } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { textProblem } from '../../shared/text.js';
-import { authorize, isRole, type Principal, type RequestContext } from '../access/index.js';
+import { authorize, isRole, type Caller, type RequestContext } from '../access/index.js';
 import { actorOf, OPERATOR, type AuditActor, type AuditLog } from '../audit/index.js';
 import type { MembersRepository } from '../members/index.js';
-import { isPlan, type Plan } from '../organizations/index.js';
+import { isPlan, PLANS } from '../organizations/index.js';
 import { generateSecret, hashSecret, isWellFormedSecret, sameHash, type ApiKey } from './api-key.js';
 import { apiKeysRepository as keys } from './api-keys.repository.js';
-
-/** An authenticated caller: the key's member, role and organization. */
-export interface Caller {
-  organizationId: string;
-  plan: Plan;
-  principal: Principal;
-}
 
 export interface IssuedKey {
   /** The secret, shown once. */
@@ -137,7 +130,7 @@ export function createApiKeysService({ db, clock, audit, members, issueKey }: Ap
       }
       return {
         organizationId: found.organizationId,
-        plan: found.plan,
+        requestsPerMinute: PLANS[found.plan].requestsPerMinute,
         principal: { memberId: found.memberId, role: found.role, keyId: found.keyId },
       };
     },

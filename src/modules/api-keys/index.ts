@@ -6,7 +6,6 @@ export {
   createApiKeysService,
   createKeyIssuer,
   type ApiKeysService,
-  type Caller,
   type IssueKey,
   type IssuedKey,
   type KeyToIssue,

@@ -3,9 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { invalidField, notFound } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { authorize, type RequestContext, type Role } from '../access/index.js';
-import type { ApiKeysRepository } from '../api-keys/index.js';
 import type { AuditLog } from '../audit/index.js';
-import type { OrganizationsRepository } from '../organizations/index.js';
 import type { Member } from './member.js';
 import { membersRepository as members } from './members.repository.js';
 
@@ -13,8 +11,12 @@ export interface MembersServiceDeps {
   db: Executor;
   clock: Clock;
   audit: AuditLog;
-  organizations: Pick<OrganizationsRepository, 'lock'>;
-  apiKeys: Pick<ApiKeysRepository, 'revokeOfMember'>;
+  /** Takes the organization's row lock for the rest of the transaction. */
+  organizations: { lock(db: Executor, organizationId: string): Promise<void> };
+  /** Revokes every key of a member (a removed member's keys die with it). */
+  apiKeys: {
+    revokeOfMember(db: Executor, organizationId: string, memberId: string, at: string): Promise<void>;
+  };
 }
 
 export function createMembersService({ db, clock, audit, organizations, apiKeys }: MembersServiceDeps) {

@@ -6,19 +6,30 @@ import type { Executor } from '../../db/database.js';
 import { invalidField, notFound } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import type { IssueKey, IssuedKey } from '../api-keys/index.js';
-import { OPERATOR, type AuditLog } from '../audit/index.js';
+import { OPERATOR, type AuditActor, type AuditLog } from '../audit/index.js';
 import { normalizeEmail, type Member, type MembersRepository } from '../members/index.js';
 import { DEFAULT_SETTINGS, normalizeName, type Organization } from './organization.js';
 import { organizationsRepository as organizations } from './organizations.repository.js';
 import { readOrganization } from './organizations.service.js';
 import { isPlan, PLAN_NAMES } from './plans.js';
 
-export interface CreatedOrganization {
+/** A key as its issuer answers it: the secret once, and what the API shows of the key. */
+interface IssuedKey {
+  apiKey: string;
+  key: {
+    id: string;
+    name: string;
+    memberId: string;
+    prefix: string;
+    createdAt: string;
+    lastUsedAt: string | null;
+    expiresAt: string | null;
+  };
+}
+
+export interface CreatedOrganization extends IssuedKey {
   organization: Organization;
   member: Member;
-  apiKey: string;
-  key: IssuedKey['key'];
 }
 
 export interface OrganizationInput {
@@ -33,7 +44,11 @@ export interface OrganizationSetupDeps {
   clock: Clock;
   audit: AuditLog;
   members: Pick<MembersRepository, 'insert' | 'count'>;
-  issueKey: IssueKey;
+  /** Issues the first admin's key in the caller's transaction (the api-keys module's issuer). */
+  issueKey: (
+    db: Executor,
+    args: { organizationId: string; memberId: string; name: string; expiresAt: null; actor: AuditActor },
+  ) => Promise<IssuedKey>;
 }
 
 const BOOTSTRAP_MARKER = 'default_organization_created';

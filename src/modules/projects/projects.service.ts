@@ -5,7 +5,6 @@ import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
-import type { ListingsRepository } from '../listings/index.js';
 import { PLANS, type OrganizationsRepository, type Plan } from '../organizations/index.js';
 import {
   normalizeProjectInput,
@@ -27,7 +26,8 @@ export interface ProjectsServiceDeps {
   clock: Clock;
   audit: AuditLog;
   organizations: Pick<OrganizationsRepository, 'find' | 'reserveProjectSlot' | 'releaseProjectSlot'>;
-  listings: Pick<ListingsRepository, 'activeLocales'>;
+  /** The sorted locales that have a listing in either store (the listings module's). */
+  listings: { activeLocales(db: Executor, projectId: string): Promise<string[]> };
 }
 
 export function createProjectsService({ db, clock, audit, organizations, listings }: ProjectsServiceDeps) {

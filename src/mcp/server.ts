@@ -13,7 +13,7 @@ import { contextOf, requireCaller } from '../http/identity.js';
 import type { ChargeRequests } from '../http/rate-limit.js';
 import type { OperationId, RequestContext } from '../modules/access/index.js';
 import { APPSTORE_FIELDS, PLAYSTORE_FIELDS, type FieldEdits } from '../modules/listings/index.js';
-import { STORES } from '../shared/stores.js';
+import { STORE_SELECTIONS, STORES } from '../shared/stores.js';
 import type { Services } from '../services.js';
 
 /**
@@ -30,7 +30,7 @@ const listingFields = z.strictObject(
 );
 
 const store = z.enum(STORES).describe('appstore (Apple App Store) or playstore (Google Play)');
-const storeSelection = z.enum(['appstore', 'playstore', 'both']).describe('Which store(s); default both');
+const storeSelection = z.enum(STORE_SELECTIONS).describe('Which store(s); default both');
 const projectId = z.string().max(100).describe('A project id such as proj_...');
 const locale = z
   .string()

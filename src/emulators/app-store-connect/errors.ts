@@ -19,6 +19,15 @@ export class AscFailure extends Error {
   }
 }
 
+/** Apple's 404 for an id that is not a resource of the type. */
+export const notFoundError = (type: string, id: string) =>
+  new AscFailure(
+    404,
+    'NOT_FOUND',
+    'The specified resource does not exist',
+    `There is no resource of type '${type}' with id '${id}'`,
+  );
+
 export const stateError = (attribute: string) =>
   new AscFailure(
     409,

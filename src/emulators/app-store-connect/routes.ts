@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Faults } from '../faults.js';
 import { appStoreConnectSpec } from '../spec-validator.js';
 import { authenticate } from './auth.js';
-import { AscFailure } from './errors.js';
+import { AscFailure, notFoundError } from './errors.js';
 import { createJsonApi } from './json-api.js';
 import type { AppStoreState } from './state.js';
 import { registerLocalizationWrites } from './writes.js';
@@ -110,13 +110,7 @@ export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreSt
 
       const requireApp = (id: string) => {
         const found = state.apps.get(id);
-        if (!found)
-          throw new AscFailure(
-            404,
-            'NOT_FOUND',
-            'The specified resource does not exist',
-            `There is no resource of type 'apps' with id '${id}'`,
-          );
+        if (!found) throw notFoundError('apps', id);
         return found;
       };
 

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { SpecValidator } from '../spec-validator.js';
-import { AscFailure, stateError } from './errors.js';
+import { AscFailure, notFoundError, stateError } from './errors.js';
 import type { JsonApi } from './json-api.js';
 import {
   EDITABLE_INFO,
@@ -97,13 +97,7 @@ export function registerLocalizationWrites(
         );
       }
       const loc = store.get(request.params.id);
-      if (!loc)
-        throw new AscFailure(
-          404,
-          'NOT_FOUND',
-          'The specified resource does not exist',
-          `There is no resource of type '${kind}' with id '${request.params.id}'`,
-        );
+      if (!loc) throw notFoundError(kind, request.params.id);
       const attributes = body.data.attributes ?? {};
       checkAttributes(attributes, allowed);
       assertEditable(kind, loc.parentId, Object.keys(attributes));
@@ -172,13 +166,7 @@ export function registerLocalizationWrites(
 
     scope.delete<{ Params: { id: string } }>(`/${kind}/:id`, async (request, reply) => {
       const loc = store.get(request.params.id);
-      if (!loc)
-        throw new AscFailure(
-          404,
-          'NOT_FOUND',
-          'The specified resource does not exist',
-          `There is no resource of type '${kind}' with id '${request.params.id}'`,
-        );
+      if (!loc) throw notFoundError(kind, request.params.id);
       assertEditable(kind, loc.parentId, ['locale']);
       store.delete(loc.id);
       return reply.code(204).send();

@@ -1,6 +1,11 @@
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
-import type { ListingFieldsTable, ListingHistoryTable, ListingsTable } from '../../db/tables.js';
+import type {
+  ApprovalsTable,
+  ListingFieldsTable,
+  ListingHistoryTable,
+  ListingsTable,
+} from '../../db/tables.js';
 
 export type ListingRow = ListingsTable;
 export type FieldRow = ListingFieldsTable;
@@ -152,17 +157,7 @@ export async function findHistoryEntry(db: Executor, projectId: string, id: stri
     .executeTakeFirst();
 }
 
-export async function insertApproval(
-  db: Executor,
-  row: {
-    id: string;
-    organization_id: string;
-    project_id: string;
-    diff_hash: string;
-    approved_by: string;
-    created_at: string;
-  },
-) {
+export async function insertApproval(db: Executor, row: ApprovalsTable) {
   await db.insertInto('approvals').values(row).execute();
 }
 

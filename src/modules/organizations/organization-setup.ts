@@ -13,23 +13,13 @@ import { organizationsRepository as organizations } from './organizations.reposi
 import { readOrganization } from './organizations.service.js';
 import { isPlan, PLAN_NAMES } from './plans.js';
 
-/** A key as its issuer answers it: the secret once, and what the API shows of the key. */
-interface IssuedKey {
-  apiKey: string;
-  key: {
-    id: string;
-    name: string;
-    memberId: string;
-    prefix: string;
-    createdAt: string;
-    lastUsedAt: string | null;
-    expiresAt: string | null;
-  };
-}
-
-export interface CreatedOrganization extends IssuedKey {
+/** The organization, its first admin, and that admin's key (`K`: the key as the API shows it). */
+export interface CreatedOrganization<K = unknown> {
   organization: Organization;
   member: Member;
+  /** The secret, shown once. */
+  apiKey: string;
+  key: K;
 }
 
 export interface OrganizationInput {
@@ -39,7 +29,7 @@ export interface OrganizationInput {
   plan?: string;
 }
 
-export interface OrganizationSetupDeps {
+export interface OrganizationSetupDeps<K> {
   db: Executor;
   clock: Clock;
   audit: AuditLog;
@@ -48,14 +38,20 @@ export interface OrganizationSetupDeps {
   issueKey: (
     db: Executor,
     args: { organizationId: string; memberId: string; name: string; expiresAt: null; actor: AuditActor },
-  ) => Promise<IssuedKey>;
+  ) => Promise<{ apiKey: string; key: K }>;
 }
 
 const BOOTSTRAP_MARKER = 'default_organization_created';
 
-export function createOrganizationSetup({ db, clock, audit, members, issueKey }: OrganizationSetupDeps) {
+export function createOrganizationSetup<K>({
+  db,
+  clock,
+  audit,
+  members,
+  issueKey,
+}: OrganizationSetupDeps<K>) {
   /** An organization with its first admin and that admin's key, in the caller's transaction. */
-  async function create(executor: Executor, input: OrganizationInput): Promise<CreatedOrganization> {
+  async function create(executor: Executor, input: OrganizationInput): Promise<CreatedOrganization<K>> {
     const name = normalizeName('name', input.name);
     const email = normalizeEmail(input.adminEmail);
     if (email === null) throw invalidField('adminEmail', 'must be an e-mail address');
@@ -141,7 +137,7 @@ export function createOrganizationSetup({ db, clock, audit, members, issueKey }:
      * and returns it with its admin key; returns null on every later start. A marker row makes this
      * happen once even when several instances start together.
      */
-    async ensureDefaultOrganization(): Promise<CreatedOrganization | null> {
+    async ensureDefaultOrganization(): Promise<CreatedOrganization<K> | null> {
       return db.transaction().execute(async (trx) => {
         const inserted = await trx
           .insertInto('system_state')
@@ -161,4 +157,4 @@ export function createOrganizationSetup({ db, clock, audit, members, issueKey }:
   };
 }
 
-export type OrganizationSetup = ReturnType<typeof createOrganizationSetup>;
+export type OrganizationSetup<K = unknown> = ReturnType<typeof createOrganizationSetup<K>>;

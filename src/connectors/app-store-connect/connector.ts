@@ -20,16 +20,12 @@ import {
   type StoreConnector,
   type StoreSnapshot,
 } from '../store-connector.js';
-import { createAscClient, type Counter } from './client.js';
+import { createAscClient } from './client.js';
+import { readContainers, type Container } from './containers.js';
 import {
   ALWAYS_EDITABLE,
   APP_INFO_FIELDS,
-  compareVersions,
-  EDITABLE_INFO_STATES,
-  EDITABLE_VERSION_STATES,
   fieldsOf,
-  LIVE_INFO_STATES,
-  LIVE_VERSION_STATES,
   splitFields,
   VERSION_FIELDS,
   type JsonApiResource,
@@ -37,7 +33,6 @@ import {
 
 /** Calls in flight per API key: fast pushes while far below Apple's hourly budget (stores.md §5). */
 const CONCURRENCY_PER_KEY = 8;
-const PAGE_LIMIT = 200;
 
 export interface AppStoreConnectorOptions {
   baseUrl: string;
@@ -47,11 +42,6 @@ export interface AppStoreConnectorOptions {
   concurrency?: number;
   /** The accounts' bulkheads and breakers (shared by the connectors of one factory). */
   accounts?: AccountRegistry;
-}
-
-interface Container {
-  id: string;
-  editable: boolean;
 }
 
 export function createAppStoreConnector(
@@ -69,52 +59,6 @@ export function createAppStoreConnector(
     ),
   });
 
-  /** The editable appInfo if there is one, else the live one (stores.md §2.1). */
-  async function appInfo(counter: Counter, appId: string): Promise<Container | null> {
-    const infos = await client.all(
-      counter,
-      `/v1/apps/${encodeURIComponent(appId)}/appInfos?limit=${PAGE_LIMIT}`,
-    );
-    const stateOf = (info: JsonApiResource) => {
-      const state = info.attributes?.state ?? info.attributes?.appStoreState;
-      return typeof state === 'string' ? state : '';
-    };
-    const editable = infos.find((info) => EDITABLE_INFO_STATES.includes(stateOf(info)));
-    if (editable) return { id: editable.id, editable: true };
-    const live = infos.find((info) => LIVE_INFO_STATES.includes(stateOf(info))) ?? infos[0];
-    return live ? { id: live.id, editable: false } : null;
-  }
-
-  /** The editable iOS version with the highest versionString, else the live one. */
-  async function version(counter: Counter, appId: string): Promise<Container | null> {
-    const query = (states: string[]) =>
-      `/v1/apps/${encodeURIComponent(appId)}/appStoreVersions?filter[platform]=IOS&filter[appVersionState]=${states.join(',')}&limit=${PAGE_LIMIT}`;
-    const highest = (versions: JsonApiResource[]) =>
-      [...versions].sort((a, b) =>
-        compareVersions(String(b.attributes?.versionString), String(a.attributes?.versionString)),
-      )[0];
-    const editable = highest(await client.all(counter, query(EDITABLE_VERSION_STATES)));
-    if (editable) return { id: editable.id, editable: true };
-    const live = highest(await client.all(counter, query(LIVE_VERSION_STATES)));
-    return live ? { id: live.id, editable: false } : null;
-  }
-
-  async function containers(counter: Counter, appId: string) {
-    const [info, ver] = await Promise.all([appInfo(counter, appId), version(counter, appId)]);
-    const [infoLocs, verLocs] = await Promise.all([
-      info ? client.all(counter, `/v1/appInfos/${info.id}/appInfoLocalizations?limit=${PAGE_LIMIT}`) : [],
-      ver
-        ? client.all(
-            counter,
-            `/v1/appStoreVersions/${ver.id}/appStoreVersionLocalizations?limit=${PAGE_LIMIT}`,
-          )
-        : [],
-    ]);
-    const byLocale = (items: JsonApiResource[]) =>
-      new Map(items.map((item) => [String(item.attributes?.locale), item]));
-    return { info, ver, infoLocs: byLocale(infoLocs), verLocs: byLocale(verLocs) };
-  }
-
   return {
     store: 'appstore',
 
@@ -124,7 +68,7 @@ export function createAppStoreConnector(
 
     async read(appId) {
       const counter = { calls: 0 };
-      const { info, ver, infoLocs, verLocs } = await containers(counter, appId);
+      const { info, ver, infoLocs, verLocs } = await readContainers(client, counter, appId);
       if (info === null && ver === null) {
         throw new StoreError(
           'appstore',
@@ -148,7 +92,7 @@ export function createAppStoreConnector(
 
     async write(appId: string, changes: LocaleChange[], options: PushOptions): Promise<PushReport> {
       const counter = { calls: 0 };
-      const { info, ver, infoLocs, verLocs } = await containers(counter, appId);
+      const { info, ver, infoLocs, verLocs } = await readContainers(client, counter, appId);
       const failures: LocaleFailure[] = [];
       const written: string[] = [];
       const removed: string[] = [];

@@ -44,7 +44,7 @@ export async function startServer(
       );
       print('');
     }
-    const url = await app.listen({ port: config.port, host: config.host });
+    const url = await listen(app, config);
     logger.info({ url, database: config.database.kind }, 'appmeta is listening');
     let stopping: Promise<void> | null = null;
     const stop = () => {
@@ -68,6 +68,34 @@ export async function startServer(
   } catch (error) {
     await db.destroy();
     throw error;
+  }
+}
+
+/** Listens where the configuration says; a port that cannot be had is said plainly, naming PORT. */
+async function listen(app: Api, config: Config): Promise<string> {
+  try {
+    return await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    const code = (error as { code?: string }).code;
+    if (code === 'EADDRINUSE') {
+      throw new StartupError(
+        `Port ${config.port} on ${config.host} is already in use: stop what listens there, or set PORT to another port`,
+      );
+    }
+    if (code === 'EACCES') {
+      throw new StartupError(`Not allowed to listen on port ${config.port}: set PORT to a port above 1023`);
+    }
+    if (code === 'EADDRNOTAVAIL') throw new StartupError(`HOST ${config.host} is not an address of this machine`);
+    throw error;
+  }
+}
+
+/** The service cannot start for a reason the operator can fix; the message says which. */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
   }
 }
 

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { createDb, type Db } from '../db/database.js';
+import { createDb, DatabaseOpenError, type Db } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { demoSetup, DEMO_APP_ID, DEMO_PACKAGE } from '../emulators/demo.js';
 import { createEmulators, type EmulatorSeed } from '../emulators/server.js';
@@ -14,7 +14,7 @@ import { AppError, invalidField } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { operatorContext, type OperationId, type RequestContext } from '../modules/access/index.js';
 import { IMPORT_LIMITS } from '../modules/listings/index.js';
-import { startServer, stopOnSignals } from '../server.js';
+import { startServer, StartupError, stopOnSignals } from '../server.js';
 import { createServices, type Services } from '../services.js';
 import { systemClock } from '../shared/clock.js';
 import { resolveKeyRing } from '../shared/key-ring.js';
@@ -314,9 +314,13 @@ export async function main(argv: string[]): Promise<void> {
     const [code, message, exitCode] =
       error instanceof ConfigError
         ? ['INVALID_CONFIGURATION', error.problems.join('; '), 2]
-        : error instanceof AppError
-          ? [error.code, error.message, 1]
-          : ['INTERNAL_ERROR', (error as Error).message, 1];
+        : error instanceof DatabaseOpenError
+          ? ['DATABASE_UNAVAILABLE', error.message, 2]
+          : error instanceof StartupError
+            ? ['STARTUP_FAILED', error.message, 2]
+            : error instanceof AppError
+              ? [error.code, error.message, 1]
+              : ['INTERNAL_ERROR', (error as Error).message, 1];
     if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
     else process.stderr.write(`appmeta: ${message}\n`);
     process.exitCode = exitCode;

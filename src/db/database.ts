@@ -14,7 +14,49 @@ export interface Db {
   readonly dialect: Dialect;
   /** Answers whether the database answers a trivial query (readiness). */
   ping(): Promise<boolean>;
+  /**
+   * Throws DatabaseOpenError, saying which database and why (refused, authentication, unknown
+   * database, ...), unless the database answers: for start-up, before migrations run.
+   */
+  check(): Promise<void>;
   destroy(): Promise<void>;
+}
+
+/** The database named by DATABASE_URL cannot be opened; the message says which and why. */
+export class DatabaseOpenError extends Error {
+  constructor(message: string, options?: { cause: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseOpenError';
+  }
+}
+
+/** The database as a person may see it: a PostgreSQL URL without its password, or the file. */
+export function describeDatabase(config: DatabaseConfig): string {
+  if (config.kind === 'sqlite') return config.path === ':memory:' ? 'an in-memory SQLite database' : config.path;
+  const url = new URL(config.url);
+  if (url.password !== '') url.password = '***';
+  return url.toString();
+}
+
+/** Why PostgreSQL could not be reached, in a person's words. */
+function whyUnreachable(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause ?? error;
+  const code = (cause as { code?: string }).code;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'the connection was refused (is PostgreSQL running at that host and port?)';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name was not found';
+    case '28P01':
+    case '28000':
+      return `authentication failed (${message})`;
+    case '3D000':
+      return `${message} (create it, or name another database in the URL)`;
+    default:
+      return /timeout/i.test(message) ? 'it did not answer in time' : message;
+  }
 }
 
 /** Longest a single statement may run before PostgreSQL cancels it: part of the request timeout. */
@@ -22,24 +64,60 @@ const STATEMENT_TIMEOUT_MS = 15_000;
 
 export function createDb(config: DatabaseConfig): Db {
   const kysely = config.kind === 'sqlite' ? createSqlite(config.path) : createPostgres(config.url);
+  const select1 = () => kysely.selectNoFrom((eb) => eb.val(1).as('one')).execute();
   return {
     kysely,
     dialect: config.kind,
     async ping() {
       try {
-        await kysely.selectNoFrom((eb) => eb.val(1).as('one')).execute();
+        await select1();
         return true;
       } catch {
         return false;
+      }
+    },
+    async check() {
+      try {
+        await select1();
+      } catch (error) {
+        throw new DatabaseOpenError(
+          `Cannot open the database ${describeDatabase(config)} (DATABASE_URL): ${whyUnreachable(error)}`,
+          { cause: error },
+        );
       }
     },
     destroy: () => kysely.destroy(),
   };
 }
 
+/**
+ * Creates the missing folders of `dir` one level at a time. (Node 20's recursive mkdirSync never
+ * returns for a path under /proc, spinning at full CPU; one level at a time fails at once.)
+ */
+function ensureFolder(dir: string): void {
+  const missing: string[] = [];
+  let current = path.resolve(dir);
+  while (!fs.existsSync(current)) {
+    missing.unshift(current);
+    const parent = path.dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  if (fs.existsSync(current) && !fs.statSync(current).isDirectory()) throw new Error(`${current} is not a folder`);
+  for (const folder of missing) fs.mkdirSync(folder);
+}
+
 function createSqlite(file: string): Kysely<Database> {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const database = new SqliteDatabase(file);
+  let database: SqliteDatabase.Database;
+  try {
+    if (file !== ':memory:') ensureFolder(path.dirname(file));
+    database = new SqliteDatabase(file);
+  } catch (error) {
+    throw new DatabaseOpenError(
+      `Cannot open the SQLite database ${file} (DATABASE_URL): ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
   database.pragma('journal_mode = WAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');

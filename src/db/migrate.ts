@@ -13,8 +13,12 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_22_0004_create_operations': createOperations,
 };
 
-/** Applies pending migrations; throws when one fails so that `appmeta migrate` exits non-zero. */
+/**
+ * Applies pending migrations; throws when one fails so that `appmeta migrate` exits non-zero.
+ * An unreachable database is said as such first (DatabaseOpenError), not as a failed migration.
+ */
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  await db.check();
   const migrator = new Migrator({
     db: db.kysely,
     provider: { getMigrations: () => Promise.resolve(MIGRATIONS) },

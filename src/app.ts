@@ -34,6 +34,7 @@ import { apiKeyRoutes } from './modules/api-keys/index.js';
 import { credentialRoutes } from './modules/credentials/index.js';
 import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/index.js';
 import { listingRoutes } from './modules/listings/index.js';
+import { localeRoutes } from './modules/locales/index.js';
 import { memberRoutes } from './modules/members/index.js';
 import { ANONYMOUS_REQUESTS_PER_MINUTE, organizationRoutes } from './modules/organizations/index.js';
 import { projectRoutes } from './modules/projects/index.js';
@@ -193,6 +194,7 @@ function versionOneRoutes(api: Api, services: Services): void {
   inviteRoutes(api, services);
   apiKeyRoutes(api, services);
   credentialRoutes(api, services);
+  localeRoutes(api, services);
 }
 
 function healthRoutes(app: Api, db: Db): void {

@@ -22,6 +22,10 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export interface ErrorDetail {
   field: string;
   message: string;
+  /** For a length rule: the limit broken (the maximum, or the minimum when too short)… */
+  limit?: number;
+  /** …and the value's length, in the unit of the limit (characters: Unicode code points). */
+  length?: number;
 }
 
 export class AppError extends Error {

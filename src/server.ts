@@ -86,7 +86,8 @@ async function listen(app: Api, config: Config): Promise<string> {
     if (code === 'EACCES') {
       throw new StartupError(`Not allowed to listen on port ${config.port}: set PORT to a port above 1023`);
     }
-    if (code === 'EADDRNOTAVAIL') throw new StartupError(`HOST ${config.host} is not an address of this machine`);
+    if (code === 'EADDRNOTAVAIL')
+      throw new StartupError(`HOST ${config.host} is not an address of this machine`);
     throw error;
   }
 }

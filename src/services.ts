@@ -18,6 +18,7 @@ import {
   createListingWriter,
   listingsRepository,
 } from './modules/listings/index.js';
+import { createLocalesService } from './modules/locales/index.js';
 import { createMembersService, membersRepository } from './modules/members/index.js';
 import {
   createOrganizationSetup,
@@ -96,6 +97,7 @@ export function createServices(deps: ServiceDeps) {
     sync: createSyncService({ db, clock, projects, credentials, lock }),
     push: createPushService({ db, clock, projects, credentials, diffs, approvals, lock }),
     operations: createOperationsLog({ db, projects }),
+    locales: createLocalesService({ db, projects, listings: listingsRepository }),
   };
 }
 

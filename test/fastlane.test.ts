@@ -174,7 +174,12 @@ describe('fastlane import and export', () => {
     const res = await importArchive(project, fs.readFileSync(path.join(root, 'tree.zip')), 'application/zip');
     expect(res.statusCode).toBe(400);
     expect(res.json().error.details).toEqual([
-      { field: 'metadata/android/en-US/title.txt', message: 'must be at most 30 characters (has 31)' },
+      {
+        field: 'metadata/android/en-US/title.txt',
+        message: 'must be at most 30 characters (has 31)',
+        limit: 30,
+        length: 31,
+      },
     ]);
     expect((await org.admin.api.get(`/api/v1/projects/${project}/listings`)).body.data.listings).toEqual([]);
   });

@@ -99,7 +99,7 @@ describe('PATCH /api/v1/projects/:projectId/listings/:store/:locale', () => {
     const over = await admin.api.patch(listingUrl(project, store, locale), { [field]: 'a'.repeat(max + 1) });
     expect(over.status).toBe(400);
     expect(over.body.error.details).toEqual([
-      { field, message: `must be at most ${max} characters (has ${max + 1})` },
+      { field, message: `must be at most ${max} characters (has ${max + 1})`, limit: max, length: max + 1 },
     ]);
   });
 
@@ -250,8 +250,15 @@ describe('GET /listings, DELETE a locale and the diff', () => {
       changes: { appstore: { 'fr-FR': { name: { old: null, new: 'Sec' } } } },
       approval: { required: false, approved: false, approvedBy: null, approvedAt: null },
     });
+    // A dry run writes nothing: a viewer may ask for one, and only for one.
     const viewer = await h.given.member(org, 'viewer');
-    expect((await viewer.api.post(`/api/v1/projects/${project}/push`, { dryRun: true })).status).toBe(403);
+    const viewed = await viewer.api.post(`/api/v1/projects/${project}/push`, { dryRun: true });
+    expect(viewed.status).toBe(200);
+    expect(viewed.body.data).toMatchObject({
+      dryRun: true,
+      changes: { appstore: { 'fr-FR': { name: { new: 'Sec' } } } },
+    });
+    expect((await viewer.api.post(`/api/v1/projects/${project}/push`, {})).status).toBe(403);
   });
 
   it('answers an empty diff, inSync, for a project without changes', async () => {
@@ -381,6 +388,8 @@ describe('POST /api/v1/projects/:projectId/listings/copy', () => {
     expect(tooLong.body.error.details[0]).toEqual({
       field: 'to.subtitle',
       message: 'must be at most 30 characters (has 60)',
+      limit: 30,
+      length: 60,
     });
     expect((await admin.api.get(listingUrl(project, 'appstore', 'en-US'))).status).toBe(404);
     await admin.api.patch(listingUrl(project, 'appstore', 'en-US'), { keywords: 'a,b' });

@@ -45,14 +45,22 @@ describe('MCP endpoint at /mcp', () => {
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual(
       [
+        'approve_changes',
+        'copy_listing',
         'create_project',
+        'export_fastlane',
         'get_diff',
+        'get_history',
         'get_listings',
         'get_organization',
         'get_project',
+        'import_fastlane',
+        'list_locales',
         'list_members',
+        'list_operations',
         'list_projects',
         'push_project',
+        'revert_field',
         'sync_project',
         'update_listing',
         'update_project',
@@ -118,7 +126,7 @@ describe('MCP endpoint at /mcp', () => {
       changes: { appstore: { 'en-US': { name: { new: 'MCP App' } } } },
     });
     const pushed = await call(client, 'push_project', { projectId });
-    expect(pushed.data.appStore).toMatchObject({ pushed: false, error: { code: 'STORE_NOT_CONFIGURED' } });
+    expect(pushed.data.appStore).toMatchObject({ pushed: false, error: { code: 'CREDENTIALS_MISSING' } });
     expect(
       (await call(client, 'sync_project', { projectId, store: 'playstore' })).data.playStore.synced,
     ).toBe(false);
@@ -146,7 +154,7 @@ describe('MCP endpoint at /mcp', () => {
       fields: { title: 'T'.repeat(31) },
     });
     expect(tooLong.data.error.details).toEqual([
-      { field: 'title', message: 'must be at most 30 characters (has 31)' },
+      { field: 'title', message: 'must be at most 30 characters (has 31)', limit: 30, length: 31 },
     ]);
   });
 
@@ -161,12 +169,19 @@ describe('MCP endpoint at /mcp', () => {
       ['update_listing', { projectId: project, store: 'appstore', locale: 'en-US', fields: { name: 'No' } }],
       ['sync_project', { projectId: project }],
       ['push_project', { projectId: project }],
-      ['push_project', { projectId: project, dryRun: true }],
+      [
+        'copy_listing',
+        { projectId: project, from: { store: 'appstore', locale: 'en-US' }, to: { store: 'playstore' } },
+      ],
+      ['approve_changes', { projectId: project, hash: 'a'.repeat(64) }],
+      ['import_fastlane', { projectId: project, files: { 'fastlane/metadata/en-US/name.txt': 'No' } }],
     ] as const) {
       const res = await call(viewer, name, args);
       expect(res.isError, name).toBe(true);
       expect(res.data.error.code).toBe('FORBIDDEN');
     }
+    // A dry run writes nothing: a viewer may ask for one.
+    expect((await call(viewer, 'push_project', { projectId: project, dryRun: true })).data.dryRun).toBe(true);
     const admin = await connect(actors.admin.apiKey);
     expect((await call(admin, 'update_project', { projectId: project, name: 'Yes' })).isError).toBe(false);
   });
@@ -298,5 +313,141 @@ describe('MCP endpoint at /mcp', () => {
       .where('id', '=', project.id)
       .executeTakeFirstOrThrow();
     expect(row.name).toBe('Before');
+  });
+
+  it('returns every validation problem at once, each with its field, limit and length', async () => {
+    const client = await connect(actors.member.apiKey);
+    const projectId = (await h.given.project(actors.member, { appStoreAppId: '9' })).id;
+    const res = await call(client, 'update_listing', {
+      projectId,
+      store: 'appstore',
+      locale: 'en-US',
+      fields: { name: 'N', subtitle: 'S'.repeat(31), keywords: 'k'.repeat(101), marketingUrl: 'nope' },
+    });
+    expect(res.isError).toBe(true);
+    expect(res.data.error.details).toEqual([
+      { field: 'name', message: 'must be at least 2 characters (has 1)', limit: 2, length: 1 },
+      { field: 'subtitle', message: 'must be at most 30 characters (has 31)', limit: 30, length: 31 },
+      { field: 'keywords', message: 'must be at most 100 characters (has 101)', limit: 100, length: 101 },
+      { field: 'marketingUrl', message: 'must be an http(s) URL' },
+    ]);
+    const project = await call(client, 'create_project', {
+      name: ' ',
+      appStoreAppId: 'x1',
+      playStorePackageName: 'nope',
+    });
+    expect(project.data.error.details.map((d: { field: string }) => d.field)).toEqual([
+      'name',
+      'appStoreAppId',
+      'playStorePackageName',
+    ]);
+  });
+
+  it('tells an agent the valid locale codes, and suggests the nearest for a wrong one', async () => {
+    const client = await connect(actors.viewer.apiKey);
+    const projectId = (
+      await h.given.project(actors.admin, { appStoreAppId: '9', playStorePackageName: 'com.l.c' })
+    ).id;
+    await actors.admin.api.patch(`/api/v1/projects/${projectId}/listings/playstore/ja-JP`, {
+      title: 'Tenki',
+    });
+    const listed = await call(client, 'list_locales', { projectId });
+    expect(listed.data.stores.appstore).toContainEqual({ code: 'zh-Hans', name: 'Simplified Chinese' });
+    expect(listed.data.stores.playstore).toContainEqual({ code: 'iw-IL', name: 'Hebrew (Israel)' });
+    expect(listed.data.stores.appstore).toHaveLength(50);
+    expect(listed.data.stores.playstore).toHaveLength(87);
+    expect(listed.data.common).toContain('de-DE');
+    expect(listed.data.project).toEqual({ appstore: [], playstore: ['ja-JP'] });
+    const member = await connect(actors.member.apiKey);
+    const wrong = await call(member, 'update_listing', {
+      projectId,
+      store: 'playstore',
+      locale: 'ja',
+      fields: { title: 'x' },
+    });
+    expect(wrong.data.error.details[0].message).toBe(
+      '"ja" is not a Google Play locale code; did you mean ja-JP?',
+    );
+    const lower = await call(member, 'update_listing', {
+      projectId,
+      store: 'appstore',
+      locale: 'de-de',
+      fields: { name: 'xx' },
+    });
+    expect(lower.data.error.details[0].message).toBe(
+      '"de-de" is not an App Store locale code; did you mean de-DE?',
+    );
+  });
+
+  it('runs the full loop: copy, history and revert, approval bound to the diff hash, operations, fastlane', async () => {
+    await actors.admin.api.patch('/api/v1/organization', { settings: { requireApproval: true } });
+    try {
+      const member = await connect(actors.member.apiKey);
+      const admin = await connect(actors.admin.apiKey);
+      const projectId = (
+        await h.given.project(actors.member, { appStoreAppId: '9', playStorePackageName: 'com.l.o' })
+      ).id;
+      await call(member, 'update_listing', {
+        projectId,
+        store: 'appstore',
+        locale: 'en-US',
+        fields: { name: 'Weather', subtitle: 'Rain' },
+      });
+      const copied = await call(member, 'copy_listing', {
+        projectId,
+        from: { store: 'appstore', locale: 'en-US' },
+        to: { store: 'playstore' },
+      });
+      expect(copied.isError).toBe(false);
+      expect(copied.data.listing.fields.title.value).toBe('Weather');
+
+      await call(member, 'update_listing', {
+        projectId,
+        store: 'appstore',
+        locale: 'en-US',
+        fields: { subtitle: 'Snow' },
+      });
+      const history = await call(member, 'get_history', { projectId, store: 'appstore', locale: 'en-US' });
+      const snowEntry = history.data.entries.find((e: any) => e.new === 'Snow');
+      const reverted = await call(member, 'revert_field', {
+        projectId,
+        store: 'appstore',
+        locale: 'en-US',
+        historyId: snowEntry.id,
+      });
+      expect(reverted.data.listing.fields.subtitle.value).toBe('Rain');
+
+      const diff = await call(member, 'get_diff', { projectId });
+      await call(member, 'update_listing', {
+        projectId,
+        store: 'appstore',
+        locale: 'en-US',
+        fields: { subtitle: 'Sun' },
+      });
+      const stale = await call(admin, 'approve_changes', { projectId, hash: diff.data.hash });
+      expect(stale.isError).toBe(true);
+      expect(stale.data.error.code).toBe('CONFLICT');
+      const current = await call(member, 'get_diff', { projectId });
+      const approved = await call(admin, 'approve_changes', { projectId, hash: current.data.hash });
+      expect(approved.data).toMatchObject({ hash: current.data.hash, approvedBy: actors.admin.id });
+      expect((await call(member, 'get_diff', { projectId })).data.approval.approved).toBe(true);
+
+      await call(member, 'sync_project', { projectId });
+      const operations = await call(member, 'list_operations', { projectId });
+      expect(operations.data.operations.map((o: any) => o.kind)).toEqual(['sync']);
+
+      const exported = await call(member, 'export_fastlane', { projectId });
+      expect(exported.data.files).toMatchObject({
+        'fastlane/metadata/en-US/subtitle.txt': 'Sun\n',
+        'fastlane/metadata/android/en-US/title.txt': 'Weather',
+      });
+      const imported = await call(member, 'import_fastlane', {
+        projectId,
+        files: { 'fastlane/metadata/fr-FR/name.txt': 'Météo', 'fastlane/screenshots/en-US/1.png': 'x' },
+      });
+      expect(imported.data).toMatchObject({ imported: [{ store: 'appstore', locale: 'fr-FR', fields: 1 }] });
+    } finally {
+      await actors.admin.api.patch('/api/v1/organization', { settings: { requireApproval: false } });
+    }
   });
 });

@@ -187,11 +187,14 @@ describe('DELETE /api/v1/projects/:projectId', () => {
 });
 
 describe('POST /api/v1/projects/:projectId/sync and /push', () => {
-  it('answers per store STORE_NOT_CONFIGURED when the organization has no credentials', async () => {
+  it('answers per store CREDENTIALS_MISSING, in the outcome and in failures, when the organization has no credentials', async () => {
     const { id } = await h.given.project(admin, { appStoreAppId: '7', playStorePackageName: 'com.x.y' });
     const sync = await admin.api.post(`/api/v1/projects/${id}/sync`);
     expect(sync.status).toBe(200);
-    const notConfigured = { code: 'STORE_NOT_CONFIGURED', message: expect.any(String) };
+    const notConfigured = {
+      code: 'CREDENTIALS_MISSING',
+      message: expect.stringContaining('PUT /api/v1/organization/credentials/'),
+    };
     expect(sync.body.data).toEqual({
       syncedLocales: [],
       appStore: { synced: false, locales: 0, error: notConfigured },
@@ -212,8 +215,11 @@ describe('POST /api/v1/projects/:projectId/sync and /push', () => {
     expect(push.body.data.appStore).toMatchObject({
       pushed: false,
       locales: 0,
-      error: { code: 'STORE_NOT_CONFIGURED' },
+      error: { code: 'CREDENTIALS_MISSING' },
     });
+    expect(push.body.data.failures).toEqual([
+      { store: 'appstore', locale: null, field: null, error: notConfigured },
+    ]);
     expect(push.body.data.playStore).toMatchObject({ pushed: false, error: { code: 'NOT_REQUESTED' } });
     const project = await admin.api.get(`/api/v1/projects/${id}`);
     expect(project.body.data.project.metadata.lastSyncedAt).toBeNull();

@@ -71,6 +71,8 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
     },
   ],
 
+  'locales.list': [V, V, V, (a, s) => a.api.get(`/api/v1/locales?projectId=${s.project}`)],
+
   'organization.get': [V, V, V, (a) => a.api.get('/api/v1/organization')],
   'organization.update': [X, X, V, (a) => a.api.patch('/api/v1/organization', { name: 'New name' })],
   'auditLog.list': [X, X, V, (a) => a.api.get('/api/v1/organization/audit-log')],

@@ -32,7 +32,8 @@ export class DatabaseOpenError extends Error {
 
 /** The database as a person may see it: a PostgreSQL URL without its password, or the file. */
 export function describeDatabase(config: DatabaseConfig): string {
-  if (config.kind === 'sqlite') return config.path === ':memory:' ? 'an in-memory SQLite database' : config.path;
+  if (config.kind === 'sqlite')
+    return config.path === ':memory:' ? 'an in-memory SQLite database' : config.path;
   const url = new URL(config.url);
   if (url.password !== '') url.password = '***';
   return url.toString();
@@ -103,7 +104,8 @@ function ensureFolder(dir: string): void {
     if (parent === current) break;
     current = parent;
   }
-  if (fs.existsSync(current) && !fs.statSync(current).isDirectory()) throw new Error(`${current} is not a folder`);
+  if (fs.existsSync(current) && !fs.statSync(current).isDirectory())
+    throw new Error(`${current} is not a folder`);
   for (const folder of missing) fs.mkdirSync(folder);
 }
 

@@ -12,9 +12,17 @@ export const ErrorResponse = Type.Object(
       code: Type.String({ description: 'One of the codes of the error table (design.md §5)' }),
       message: Type.String(),
       details: Type.Optional(
-        Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
-          description: 'Present on validation failures: one entry per offending field',
-        }),
+        Type.Array(
+          Type.Object({
+            field: Type.String(),
+            message: Type.String(),
+            limit: Type.Optional(Type.Integer({ description: 'For a length rule: the limit broken' })),
+            length: Type.Optional(
+              Type.Integer({ description: "For a length rule: the value's length (Unicode code points)" }),
+            ),
+          }),
+          { description: 'Present on validation failures: one entry per offending field, all of them' },
+        ),
       ),
     }),
   },

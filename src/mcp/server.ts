@@ -76,9 +76,18 @@ export const TOOL_OPERATIONS = {
   update_listing: ['listings.update'],
   get_diff: ['listings.diff'],
   sync_project: ['projects.sync'],
-  push_project: ['projects.push'],
+  // A dry run writes nothing: anyone who may read the diff may ask for one.
+  push_project: ['projects.push', 'listings.diff'],
   get_organization: ['organization.get'],
   list_members: ['members.list'],
+  list_locales: ['locales.list'],
+  copy_listing: ['listings.copy'],
+  get_history: ['listings.history'],
+  revert_field: ['listings.revert'],
+  approve_changes: ['listings.approve'],
+  list_operations: ['projects.operations'],
+  export_fastlane: ['listings.export'],
+  import_fastlane: ['listings.import'],
 } as const satisfies Record<string, readonly OperationId[]>;
 
 /** The resources and the operation that reads each. */
@@ -99,7 +108,19 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
         'list_projects → get_listings → update_listing → get_diff → push_project with dryRun, then without.',
     },
   );
-  const { projects, listings, diffs, sync, push, organizations, members } = services;
+  const {
+    projects,
+    listings,
+    diffs,
+    approvals,
+    sync,
+    push,
+    organizations,
+    members,
+    operations,
+    locales,
+    fastlane,
+  } = services;
 
   server.registerTool(
     'list_projects',
@@ -242,7 +263,11 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
         prune: z
           .boolean()
           .optional()
-          .describe('Also delete from the store the locales deleted in appmeta (default false)'),
+          .describe(
+            'Default false. When true, also deletes from the store every locale that was deleted in appmeta (shown in ' +
+              "get_diff's removedLocales): that locale's whole listing — all its texts — is removed from the store. " +
+              'Nothing else is ever deleted.',
+          ),
         changesNotSentForReview: z
           .boolean()
           .optional()
@@ -274,6 +299,159 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
       annotations: READ,
     },
     () => run(ctx, async () => ({ members: await members.list(ctx) })),
+  );
+
+  server.registerTool(
+    'list_locales',
+    {
+      title: 'List locale codes',
+      description:
+        "Each store's locale codes with their English names (Apple uses e.g. ja, zh-Hans; Google ja-JP, zh-CN: codes " +
+        'stay store-native), the codes both stores accept as written, and, given projectId, the locales that project ' +
+        'has in each store. Use it before update_listing when unsure of a code.',
+      inputSchema: { projectId: projectId.optional() },
+      annotations: READ,
+    },
+    (args) => run(ctx, () => locales.list(ctx, args.projectId)),
+  );
+
+  server.registerTool(
+    'copy_listing',
+    {
+      title: 'Copy a listing',
+      description:
+        'Copies texts from one store/locale to another (creates the target locale if new). Between stores the fields ' +
+        'map: App Store name ↔ Play title, subtitle ↔ shortDescription, description ↔ fullDescription; the locale ' +
+        'code maps too (zh-Hans → zh-CN) unless to.locale is given. Validated like update_listing, all or nothing. ' +
+        'Without fields, every mapped field with text is copied.',
+      inputSchema: {
+        projectId,
+        from: z.object({ store, locale }),
+        to: z.object({ store, locale: locale.optional() }),
+        fields: z
+          .array(z.string().max(40))
+          .max(20)
+          .optional()
+          .describe('Source field names; default all mapped'),
+      },
+      annotations: { ...WRITE, idempotentHint: true },
+    },
+    ({ projectId: id, ...input }) => run(ctx, () => listings.copy(ctx, id, input)),
+  );
+
+  server.registerTool(
+    'get_history',
+    {
+      title: 'Get field history',
+      description:
+        "A listing's change history, newest first: each entry's field, old and new text, source (edit, revert, copy, " +
+        'import, sync, push), who and when. An entry id can be given to revert_field.',
+      inputSchema: {
+        projectId,
+        store,
+        locale,
+        limit: z.number().int().min(1).max(100).optional(),
+        offset: z.number().int().min(0).optional(),
+      },
+      annotations: READ,
+    },
+    (args) =>
+      run(ctx, () =>
+        listings.history(ctx, args.projectId, args.store, args.locale, {
+          limit: args.limit ?? 20,
+          offset: args.offset ?? 0,
+        }),
+      ),
+  );
+
+  server.registerTool(
+    'revert_field',
+    {
+      title: 'Revert a field',
+      description:
+        "Sets a history entry's field back to its text before that entry (to: before, the default: undo) or after it; " +
+        'recorded as a new change and validated like an edit.',
+      inputSchema: {
+        projectId,
+        store,
+        locale,
+        historyId: z.string().max(100),
+        to: z.enum(['before', 'after']).optional(),
+      },
+      annotations: WRITE,
+    },
+    ({ projectId: id, store: s, locale: l, ...input }) =>
+      run(ctx, () => listings.revert(ctx, id, s, l, input)),
+  );
+
+  server.registerTool(
+    'approve_changes',
+    {
+      title: 'Approve pending changes',
+      description:
+        'Admins only. Approves the pending changes exactly as reviewed: give the hash that get_diff answered. If ' +
+        'anything changed since, the approval is refused (CONFLICT) and nothing is approved; read the diff again. ' +
+        'Any later edit voids the approval.',
+      inputSchema: {
+        projectId,
+        hash: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/)
+          .describe('get_diff.hash'),
+      },
+      annotations: WRITE,
+    },
+    (args) => run(ctx, () => approvals.approve(ctx, args.projectId, { hash: args.hash })),
+  );
+
+  server.registerTool(
+    'list_operations',
+    {
+      title: 'List syncs and pushes',
+      description:
+        "A project's recorded syncs and pushes, newest first: who, when, stores, locales, status, outcome.",
+      inputSchema: {
+        projectId,
+        limit: z.number().int().min(1).max(100).optional(),
+        offset: z.number().int().min(0).optional(),
+      },
+      annotations: READ,
+    },
+    (args) =>
+      run(ctx, () =>
+        operations.list(ctx, args.projectId, { limit: args.limit ?? 20, offset: args.offset ?? 0 }),
+      ),
+  );
+
+  server.registerTool(
+    'export_fastlane',
+    {
+      title: 'Export as fastlane files',
+      description:
+        "The project's listing texts (working copies) as the files of fastlane's layouts: " +
+        'fastlane/metadata/<locale>/<field>.txt (deliver, App Store) and fastlane/metadata/android/<language>/<field>.txt ' +
+        '(supply, Google Play), as a map of path → text.',
+      inputSchema: { projectId },
+      annotations: READ,
+    },
+    (args) =>
+      run(ctx, async () => ({ files: Object.fromEntries(await fastlane.exportFiles(ctx, args.projectId)) })),
+  );
+
+  server.registerTool(
+    'import_fastlane',
+    {
+      title: 'Import fastlane files',
+      description:
+        'Imports listing texts given as fastlane files (path → text, the layouts of export_fastlane), validated like ' +
+        'update_listing and applied all or nothing; files that are not listing texts are reported as skipped.',
+      inputSchema: {
+        projectId,
+        files: z.record(z.string().max(500), z.string().max(100_000)).describe('path → file text'),
+      },
+      annotations: WRITE,
+    },
+    (args) => run(ctx, () => fastlane.importFiles(ctx, args.projectId, new Map(Object.entries(args.files)))),
   );
 
   server.registerResource(

@@ -85,3 +85,64 @@ export function mapLocale(from: Store, to: Store, locale: string): string | null
   const mapped = Object.hasOwn(table, locale) ? table[locale]! : locale;
   return isStoreLocale(to, mapped) ? mapped : null;
 }
+
+/** "an App Store", "a Google Play": the store's label with its article, for messages. */
+export const withArticle = (store: Store): string =>
+  `${/^[AEIOU]/.test(STORE_LABEL[store]) ? 'an' : 'a'} ${STORE_LABEL[store]}`;
+
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
+
+/** A locale code's name in English, e.g. zh-Hans → "Simplified Chinese", iw-IL → "Hebrew (Israel)". */
+export function localeName(code: string): string {
+  try {
+    return languageNames.of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+/** Levenshtein distance, for suggesting a code that is one or two keystrokes away. */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * The store's codes nearest to a code it does not have, best first (at most three): the same code
+ * in another case, the other store's code for the language, the codes of the same language, then
+ * codes one or two keystrokes away.
+ */
+export function suggestLocales(store: Store, code: string): string[] {
+  const codes = [...STORE_LOCALES[store]];
+  const lower = code.toLowerCase().replace('_', '-');
+  const language = lower.split('-')[0]!;
+  const other: Store = store === 'appstore' ? 'playstore' : 'appstore';
+  const mapped = STORE_LOCALES[other].has(code) ? mapLocale(other, store, code) : null;
+  // Tiers, best first; the first that finds anything answers.
+  const tiers = [
+    [...codes.filter((candidate) => candidate.toLowerCase() === lower), ...(mapped === null ? [] : [mapped])],
+    codes.filter((candidate) => candidate.toLowerCase().split('-')[0] === language),
+    lower.length >= 4 ? codes.filter((candidate) => distance(candidate.toLowerCase(), lower) <= 2) : [],
+  ];
+  return [...new Set(tiers.find((tier) => tier.length > 0) ?? [])].slice(0, 3);
+}
+
+/** A person's message for a code the store does not have, with suggestions. */
+export function unknownLocaleMessage(store: Store, code: string): string {
+  const suggestions = suggestLocales(store, code);
+  return (
+    `"${code}" is not ${withArticle(store)} locale code` +
+    (suggestions.length > 0 ? `; did you mean ${suggestions.join(', ')}?` : ' (see GET /api/v1/locales)')
+  );
+}

@@ -36,6 +36,7 @@ export const OPERATIONS = {
   'listings.approve': admins,
   'listings.export': anyone,
   'listings.import': editors,
+  'locales.list': anyone,
 
   'organization.get': anyone,
   'organization.update': admins,

@@ -18,13 +18,24 @@ export interface ApprovalsDeps {
 
 export function createApprovals({ clock, projects, diffs, writer }: ApprovalsDeps) {
   return {
-    /** Admin approval of the current pending changeset; any later edit changes its hash and voids it. */
-    async approve(ctx: RequestContext, projectId: string) {
+    /**
+     * Admin approval of the current pending changeset; any later edit changes its hash and voids
+     * it. With `hash` (the diff's, as the approver read it), 409 CONFLICT unless the changeset is
+     * still exactly that one: nobody approves changes they did not see.
+     */
+    async approve(ctx: RequestContext, projectId: string, input: { hash?: string } = {}) {
       authorize(ctx, 'listings.approve');
       await projects.require(ctx, projectId);
       return writer.writeListings(projectId, async (trx) => {
         const { changeset } = await diffs.pending(ctx, projectId, trx);
         if (isEmpty(changeset)) throw invalid('There are no pending changes to approve');
+        if (input.hash !== undefined && input.hash !== changeset.hash) {
+          throw new AppError(
+            'CONFLICT',
+            `The pending changes are no longer the ones reviewed (hash ${input.hash.slice(0, 12)}…, now ` +
+              `${changeset.hash.slice(0, 12)}…): read the diff again, then approve its hash`,
+          );
+        }
         const approval = {
           id: newId('appr'),
           organization_id: ctx.organizationId,

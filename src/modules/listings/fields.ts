@@ -65,27 +65,41 @@ export const codePoints = (text: string): number => {
 
 const KEYWORDS_BYTE_BUDGET = 100;
 
-/** Returns the error message for a value, or null when it is acceptable. `null` values always are. */
-export function checkFieldValue(store: Store, field: string, value: string | null): string | null {
+/** What is wrong with a value: the message, and for a length rule its limit and the value's length. */
+export interface FieldProblem {
+  message: string;
+  limit?: number;
+  length?: number;
+}
+
+const URL_MAX = 2048;
+
+/** The problem with a value, or null when it is acceptable. `null` values always are. */
+export function checkFieldValue(store: Store, field: string, value: string | null): FieldProblem | null {
   const rule = ruleOf(store, field);
-  if (rule === undefined) return `is not a ${store} listing field (fields: ${fieldNames(store).join(', ')})`;
+  if (rule === undefined) {
+    return { message: `is not a ${store} listing field (fields: ${fieldNames(store).join(', ')})` };
+  }
   if (value === null) return null;
   const textRule = textProblem(value, {
     singleLine: rule.singleLine === true || rule.kind === 'url',
     visible: true,
   });
-  if (textRule !== null) return textRule;
+  if (textRule !== null) return { message: textRule };
   if (rule.kind === 'url') {
-    if (!isHttpUrl(value)) return 'must be an http(s) URL';
-    if (value.length > 2048) return 'must be at most 2048 characters';
+    if (!isHttpUrl(value)) return { message: 'must be an http(s) URL' };
+    if (value.length > URL_MAX) {
+      return { message: `must be at most ${URL_MAX} characters`, limit: URL_MAX, length: value.length };
+    }
     return null;
   }
   const length = codePoints(value);
   if (rule.max !== undefined && length > rule.max) {
-    return `must be at most ${rule.max} characters (has ${length})`;
+    return { message: `must be at most ${rule.max} characters (has ${length})`, limit: rule.max, length };
   }
-  if (rule.min !== undefined && length < rule.min)
-    return `must be at least ${rule.min} characters (has ${length})`;
+  if (rule.min !== undefined && length < rule.min) {
+    return { message: `must be at least ${rule.min} characters (has ${length})`, limit: rule.min, length };
+  }
   return null;
 }
 

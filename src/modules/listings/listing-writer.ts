@@ -7,7 +7,7 @@ import type { Executor } from '../../db/database.js';
 import { invalid, type ErrorDetail } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { isStoreLocale, STORE_LABEL, type Store } from '../../shared/stores.js';
+import { isStoreLocale, STORE_LABEL, unknownLocaleMessage, type Store } from '../../shared/stores.js';
 import { actorOf } from '../audit/index.js';
 import type { RequestContext } from '../access/index.js';
 import { isLinked, STORE_IDENTIFIER, type Project } from '../projects/index.js';
@@ -80,13 +80,13 @@ export function validateEdits(
     if (!isStoreLocale(entry.store, entry.locale)) {
       details.push({
         field: where(),
-        message: `"${entry.locale}" is not a ${STORE_LABEL[entry.store]} locale code`,
+        message: unknownLocaleMessage(entry.store, entry.locale),
       });
       continue;
     }
     for (const [field, value] of Object.entries(entry.edits)) {
       const problem = checkFieldValue(entry.store, field, value);
-      if (problem !== null) details.push({ field: where(field), message: problem });
+      if (problem !== null) details.push({ field: where(field), ...problem });
     }
   }
   if (details.length > 0) {

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import type { Store } from '../../shared/stores.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type {
   ApprovalsTable,
@@ -182,6 +183,26 @@ const activeLocaleRows = preparedQuery((db: Executor, projectId: string) =>
     .where('status', '=', 'active'),
 );
 
+const activeLocaleRowsByStore = preparedQuery((db: Executor, projectId: string) =>
+  db
+    .selectFrom('listings')
+    .select(['store', 'locale'])
+    .where('project_id', '=', projectId)
+    .where('status', '=', 'active'),
+);
+
+/** The locales with an active listing, per store, sorted. */
+export async function activeLocalesByStore(
+  db: Executor,
+  projectId: string,
+): Promise<Record<Store, string[]>> {
+  const byStore: Record<Store, string[]> = { appstore: [], playstore: [] };
+  for (const row of await activeLocaleRowsByStore(db, projectId))
+    byStore[row.store as Store].push(row.locale);
+  for (const locales of Object.values(byStore)) locales.sort();
+  return byStore;
+}
+
 export async function activeLocales(db: Executor, projectId: string): Promise<string[]> {
   const rows = await activeLocaleRows(db, projectId);
   // Sorted here, not in SQL, so that both databases give the same (code-unit) order.
@@ -205,6 +226,7 @@ export const listingsRepository = {
   insertApproval,
   latestApproval,
   activeLocales,
+  activeLocalesByStore,
 };
 
 export type ListingsRepository = typeof listingsRepository;

@@ -183,14 +183,18 @@ export function listingRoutes(
       operationId: 'listings.approve',
       tags,
       summary: 'Approve the pending changes',
-      description: 'Admin only. Binds the approval to the current diff; any later edit voids it.',
+      description:
+        'Admin only. Binds the approval to the current diff; any later edit voids it. With `hash` (from GET ' +
+        '/diff), 409 CONFLICT when the pending changes are no longer the ones reviewed.',
       security: BEARER,
       params: ProjectParams,
-      body: Type.Object({}, { additionalProperties: false }),
+      body: S.ApproveBody,
       response: { 201: S.ApprovalResponse, ...ERRORS },
     },
     handler: async (request, reply) =>
-      reply.code(201).send(ok(await approvals.approve(contextOf(request), request.params.projectId))),
+      reply
+        .code(201)
+        .send(ok(await approvals.approve(contextOf(request), request.params.projectId, request.body))),
   });
 
   app.get('/projects/:projectId/export', {

@@ -182,3 +182,12 @@ export const Conflict = Type.Object({
 
 export type FieldChange = Static<typeof Change>;
 export type Conflict = Static<typeof Conflict>;
+
+export const ApproveBody = Type.Object(
+  {
+    hash: Type.Optional(
+      Type.String({ pattern: '^[0-9a-f]{64}$', description: 'The diff hash as reviewed (GET /diff)' }),
+    ),
+  },
+  { additionalProperties: false },
+);

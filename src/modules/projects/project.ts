@@ -1,4 +1,4 @@
-import { invalidField } from '../../errors.js';
+import { AppError, invalid, type ErrorDetail } from '../../errors.js';
 import { normalizeName } from '../organizations/index.js';
 import type { Store } from '../../shared/stores.js';
 
@@ -43,22 +43,39 @@ export interface ProjectInput {
   playStorePackageName?: string | null;
 }
 
-/** Checks and normalizes the fields present in a create or update (design.md §7). */
+/**
+ * Checks and normalizes the fields present in a create or update (design.md §7); every bad field
+ * is reported at once.
+ */
 export function normalizeProjectInput(input: ProjectInput): ProjectInput {
   const out: ProjectInput = {};
-  if (input.name !== undefined) out.name = normalizeName('name', input.name);
-  if (input.appStoreAppId !== undefined) {
-    if (input.appStoreAppId !== null && !APP_STORE_APP_ID_PATTERN.test(input.appStoreAppId)) {
-      throw invalidField('appStoreAppId', 'must be the numeric App Store app id (digits only)');
+  const details: ErrorDetail[] = [];
+  const check = (field: string, work: () => void) => {
+    try {
+      work();
+    } catch (error) {
+      if (!(error instanceof AppError) || error.details === undefined) throw error;
+      details.push(...error.details);
     }
-    out.appStoreAppId = input.appStoreAppId;
+  };
+  if (input.name !== undefined) check('name', () => (out.name = normalizeName('name', input.name!)));
+  if (input.appStoreAppId !== undefined) {
+    const id = input.appStoreAppId;
+    if (id !== null && !APP_STORE_APP_ID_PATTERN.test(id)) {
+      details.push({ field: 'appStoreAppId', message: 'must be the numeric App Store app id (digits only)' });
+    } else out.appStoreAppId = id;
   }
   if (input.playStorePackageName !== undefined) {
     const pkg = input.playStorePackageName;
     if (pkg !== null && (pkg.length > PACKAGE_NAME_MAX || !PACKAGE_NAME_PATTERN.test(pkg))) {
-      throw invalidField('playStorePackageName', 'must be a package name such as com.example.app');
-    }
-    out.playStorePackageName = pkg;
+      details.push({
+        field: 'playStorePackageName',
+        message: 'must be a package name such as com.example.app',
+      });
+    } else out.playStorePackageName = pkg;
+  }
+  if (details.length > 0) {
+    throw invalid(`Invalid project: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`, details);
   }
   return out;
 }

@@ -13,7 +13,7 @@ import type { OperationLock } from './operation-lock.js';
 import {
   appRef,
   normalizeLocaleFilter,
-  notConfigured,
+  credentialsMissing,
   selectStores,
   skipped,
   storeKey,
@@ -67,10 +67,11 @@ export function createPushService(deps: PushServiceDeps) {
     }
     const client = await credentials.connectorFor(ctx.organizationId, store);
     if (client === null) {
+      const error = credentialsMissing(store);
       return {
-        outcome: { pushed: false, locales: 0, error: notConfigured(store) },
+        outcome: { pushed: false, locales: 0, error },
         locales: [],
-        failures: [],
+        failures: [{ store, locale: null, field: null, error }, ...conflictFailures],
       };
     }
     let report;
@@ -169,14 +170,15 @@ export function createPushService(deps: PushServiceDeps) {
 
   /**
    * What a push with these options would change, without writing anything (dry run): the
-   * pending diff narrowed to the selected stores and locales. Same checks as a push.
+   * pending diff narrowed to the selected stores and locales. It writes nothing, so anyone who may
+   * read the diff may ask (listings.diff), viewers included.
    */
   async function previewPush(
     ctx: RequestContext,
     projectId: string,
     input: PushOptions,
   ): Promise<PushPreview> {
-    authorize(ctx, 'projects.push');
+    authorize(ctx, 'listings.diff');
     const project = await projects.require(ctx, projectId);
     const stores = selectStores(project, input.store ?? 'both');
     const locales = normalizeLocaleFilter(input.locales, stores);

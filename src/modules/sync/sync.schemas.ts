@@ -9,7 +9,7 @@ export { ProjectParams };
 
 export const StoreSelection = StringEnum(STORE_SELECTIONS, { default: 'both' });
 
-/** Why a store did not sync or push: STORE_NOT_LINKED, STORE_NOT_CONFIGURED, or the store's code. */
+/** Why a store did not sync or push: STORE_NOT_LINKED, NOT_REQUESTED, CREDENTIALS_MISSING, or the store's code. */
 export const OutcomeError = Type.Object({ code: Type.String(), message: Type.String() });
 
 export const SyncBody = Type.Object(

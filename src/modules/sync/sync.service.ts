@@ -12,7 +12,7 @@ import type { OperationLock } from './operation-lock.js';
 import { operationsRepository as ops } from './operations.repository.js';
 import {
   appRef,
-  notConfigured,
+  credentialsMissing,
   selectStores,
   skipped,
   storeKey,
@@ -41,7 +41,7 @@ export function createSyncService({ db, clock, projects, credentials, lock }: Sy
     const client: StoreConnector | null = await credentials.connectorFor(ctx.organizationId, store);
     if (client === null) {
       return {
-        outcome: { synced: false, locales: 0, error: notConfigured(store) },
+        outcome: { synced: false, locales: 0, error: credentialsMissing(store) },
         locales: [],
         conflicts: [],
       };

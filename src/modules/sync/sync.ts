@@ -1,6 +1,13 @@
 /** Rules shared by sync and push: which stores a request runs on, which locales it may name. */
 import { invalidField } from '../../errors.js';
-import { isStoreLocale, STORE_LABEL, STORES, type Store, type StoreSelection } from '../../shared/stores.js';
+import {
+  isStoreLocale,
+  STORE_LABEL,
+  STORES,
+  suggestLocales,
+  type Store,
+  type StoreSelection,
+} from '../../shared/stores.js';
 import { isLinked, STORE_IDENTIFIER, type Project } from '../projects/index.js';
 import type { OutcomeError } from './sync.schemas.js';
 
@@ -54,10 +61,20 @@ export const skipped = (project: Project, store: Store): OutcomeError =>
     ? { code: 'NOT_REQUESTED', message: `${STORE_LABEL[store]} was not part of this request` }
     : { code: 'STORE_NOT_LINKED', message: `The project has no ${STORE_IDENTIFIER[store]}` };
 
-/** A store without credentials. */
-export const notConfigured = (store: Store): OutcomeError => ({
-  code: 'STORE_NOT_CONFIGURED',
-  message: `No ${STORE_LABEL[store]} credentials are set for this organization (PUT /organization/credentials/${store})`,
+/** How an admin gives the organization a store's credentials. */
+const HOW_TO_SET: Record<Store, string> = {
+  appstore:
+    'an admin sets them with PUT /api/v1/organization/credentials/appstore {"issuerId", "keyId", "privateKey"} ' +
+    '(an App Store Connect API key: Users and Access → Integrations)',
+  playstore:
+    'an admin sets them with PUT /api/v1/organization/credentials/playstore {"serviceAccount"} ' +
+    "(the JSON key of a Google Cloud service account invited in the Play Console's Users and permissions)",
+};
+
+/** A store the organization has no credentials for. */
+export const credentialsMissing = (store: Store): OutcomeError => ({
+  code: 'CREDENTIALS_MISSING',
+  message: `No ${STORE_LABEL[store]} credentials are set for this organization: ${HOW_TO_SET[store]}`,
 });
 
 /** Checks a push's locale filter: each code must be valid in at least one of the selected stores. */
@@ -65,9 +82,11 @@ export function normalizeLocaleFilter(locales: string[] | undefined, stores: Sto
   if (locales === undefined) return undefined;
   locales.forEach((locale, index) => {
     if (!stores.some((store) => isStoreLocale(store, locale))) {
+      const suggestions = [...new Set(stores.flatMap((store) => suggestLocales(store, locale)))].slice(0, 3);
       throw invalidField(
         `locales[${index}]`,
-        `"${locale}" is not a locale code of ${stores.map((s) => STORE_LABEL[s]).join(' or ')}`,
+        `"${locale}" is not a locale code of ${stores.map((s) => STORE_LABEL[s]).join(' or ')}` +
+          (suggestions.length > 0 ? `; did you mean ${suggestions.join(', ')}?` : ''),
       );
     }
   });

@@ -2,6 +2,7 @@
  * buildApp wires the HTTP adapter: plugins, error handling, identity, and every module's routes.
  * It does not listen; server.ts and the tests do.
  */
+import fastifyCors from '@fastify/cors';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -21,6 +22,7 @@ import {
   registerErrorHandlers,
 } from './http/error-handler.js';
 import { genReqId } from './http/request-id.js';
+import { documentFor, finishDocument, markDocumentedBodies } from './http/openapi.js';
 import { recordRoutes, type RouteEntry } from './http/route-table.js';
 import { registerIdentity, requireCaller } from './http/identity.js';
 import { registerInFlightWork } from './http/in-flight.js';
@@ -101,6 +103,7 @@ export async function buildApp(
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const routes = recordRoutes(app);
+  markDocumentedBodies(app);
   const inFlight = registerInFlightWork(app);
   app.addSchema(ErrorResponse);
   app.setValidatorCompiler(createValidatorCompiler([ErrorResponse]));
@@ -120,6 +123,8 @@ export async function buildApp(
     await inFlight.idle();
     if (deps.rateLimiter === undefined) await rateLimiter.close();
   });
+
+  if (config.corsOrigins.length > 0) await registerCors(app, config.corsOrigins);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -146,17 +151,25 @@ export async function buildApp(
         { name: 'health', description: 'Probes for load balancers' },
       ],
     },
+    transformObject: (document) =>
+      'openapiObject' in document ? finishDocument(document.openapiObject) : document.swaggerObject,
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}`,
     },
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    transformSpecificationClone: true,
+    transformSpecification: (document, request) => documentFor(document, request, config.publicUrl),
+  });
 
   healthRoutes(app, db);
   metricsRoute(app, rateLimiter);
 
   for (const path of ['/api/v1/openapi.json', '/v1/openapi.json']) {
-    app.get(path, { schema: { hide: true, operationId: 'openapi.get' } }, async () => app.swagger());
+    app.get(path, { schema: { hide: true, operationId: 'openapi.get' } }, async (request) =>
+      documentFor(app.swagger(), request, config.publicUrl),
+    );
   }
 
   await app.register(
@@ -183,6 +196,28 @@ export async function buildApp(
   });
 
   return { app, services, routes };
+}
+
+/**
+ * Opt-in CORS (CORS_ORIGINS): preflights from the listed origins are answered without a key, and
+ * responses let the browser read the headers clients act on. Keys travel in Authorization, never
+ * in cookies, so credentials mode stays off.
+ */
+async function registerCors(app: Api, origins: readonly string[]): Promise<void> {
+  await app.register(fastifyCors, {
+    origin: origins[0] === '*' ? '*' : [...origins],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    exposedHeaders: [
+      'X-Request-Id',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'Retry-After',
+      'Content-Disposition',
+    ],
+    maxAge: 600,
+  });
 }
 
 function versionOneRoutes(api: Api, services: Services): void {

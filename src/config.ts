@@ -20,6 +20,11 @@ export interface Config {
   readonly playApiUrl: string;
   readonly googleTokenUrl: string;
   readonly logLevel: LogLevel;
+  /**
+   * Browser origins allowed to call the API (CORS), e.g. a dashboard on another host; `*` for
+   * any. Empty: no CORS headers, browsers reach only pages served by this instance.
+   */
+  readonly corsOrigins: readonly string[];
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -99,6 +104,9 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = (read('LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const corsOrigins = parseOrigins(read('CORS_ORIGINS') ?? '');
+  if (typeof corsOrigins === 'string') problems.push(corsOrigins);
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return Object.freeze({
@@ -111,7 +119,26 @@ export function loadConfig(env: Env = process.env): Config {
     previousSecretKeys,
     ...resolvedUrls,
     logLevel,
+    corsOrigins: Object.freeze(corsOrigins as string[]),
   });
+}
+
+/** `https://a.example, http://localhost:5173` or `*`; each entry an origin: scheme, host, port, no path. */
+function parseOrigins(raw: string): string[] | string {
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (entries.includes('*')) {
+    return entries.length === 1 ? ['*'] : 'CORS_ORIGINS is either * alone or a list of origins';
+  }
+  for (const entry of entries) {
+    const origin = parseHttpUrl(entry) === null ? null : new URL(entry).origin;
+    if (origin !== entry.replace(/\/+$/, '')) {
+      return `CORS_ORIGINS entries must be origins like https://app.example.com, without a path (got "${entry}")`;
+    }
+  }
+  return entries.map((entry) => entry.replace(/\/+$/, ''));
 }
 
 function parsePort(raw: string): number | null {

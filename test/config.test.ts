@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       playApiUrl: 'https://androidpublisher.googleapis.com',
       googleTokenUrl: 'https://oauth2.googleapis.com/token',
       logLevel: 'info',
+      corsOrigins: [],
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -26,6 +27,17 @@ describe('loadConfig', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://appmeta.example.com/' }).publicUrl).toBe(
       'https://appmeta.example.com',
     );
+  });
+
+  it('reads CORS_ORIGINS as a list of origins, or * alone', () => {
+    expect(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:5173/' }).corsOrigins).toEqual([
+      'https://a.example',
+      'http://localhost:5173',
+    ]);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
+    for (const bad of ['https://a.example/app', 'a.example', '*, https://a.example', 'ftp://a.example']) {
+      expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS/);
+    }
   });
 
   it('reads PostgreSQL and requires APPMETA_SECRET_KEY with it', () => {

@@ -172,6 +172,16 @@ describe('OpenAPI', () => {
     expect(errors.map((p) => `${p.ruleId}: ${p.message} @ ${p.location[0]?.pointer}`)).toEqual([]);
   });
 
+  it.each(['/api/v1/openapi.json', '/docs/json'])(
+    'names the address %s was requested on as the first server, PUBLIC_URL after it',
+    async (url) => {
+      const res = await h.app.inject({ method: 'GET', url, headers: { host: '127.0.0.1:4100' } });
+      expect(res.statusCode).toBe(200);
+      const servers = JSON.parse(res.body).servers as { url: string }[];
+      expect(servers.map((s) => s.url)).toEqual(['http://127.0.0.1:4100', h.config.publicUrl]);
+    },
+  );
+
   it('serves a reference page at /docs', async () => {
     const res = await h.app.inject({ method: 'GET', url: '/docs/' });
     expect(res.statusCode).toBe(200);

@@ -42,6 +42,17 @@ describe('POST /api/v1/projects', () => {
     expect(res.body.data.project.playStorePackageName).toBeNull();
   });
 
+  it('says how long a too-long name is, against the limit the OpenAPI document states', async () => {
+    const res = await admin.api.post('/api/v1/projects', { name: '€'.repeat(201) });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([
+      { field: 'name', message: 'must be at most 200 characters', limit: 200, length: 201 },
+    ]);
+    const document = await admin.api.get('/api/v1/openapi.json');
+    const create = document.body.paths['/api/v1/projects'].post;
+    expect(create.requestBody.content['application/json'].schema.properties.name.maxLength).toBe(200);
+  });
+
   it.each([
     [{}, 'name', 'is required'],
     [{ name: '   ' }, 'name', 'must not be empty'],
@@ -56,7 +67,9 @@ describe('POST /api/v1/projects', () => {
     const res = await admin.api.post('/api/v1/projects', body);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ success: false, error: { code: 'INVALID_REQUEST' } });
-    expect(res.body.error.details).toContainEqual({ field, message: expect.stringContaining(message) });
+    expect(res.body.error.details).toContainEqual(
+      expect.objectContaining({ field, message: expect.stringContaining(message) }),
+    );
     expect(res.body.error.message).toContain(field);
   });
 

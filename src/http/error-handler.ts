@@ -13,6 +13,8 @@ interface AjvError {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** The value checked (the validator runs with ajv's `verbose`). */
+  data?: unknown;
 }
 
 /** `/settings/defaultLocale` → `settings.defaultLocale`; `/locales/0` → `locales[0]`. */
@@ -35,9 +37,22 @@ function describe(error: AjvError): string {
       return 'is not a known field';
     case 'enum':
       return `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'maxLength':
+      return `must be at most ${String(error.params.limit)} characters`;
+    case 'minLength':
+      return error.params.limit === 1
+        ? 'must not be empty'
+        : `must be at least ${String(error.params.limit)} characters`;
     default:
       return error.message ?? 'is invalid';
   }
+}
+
+/** A broken length rule carries the limit and the value's length, as the domain's own checks do. */
+function lengthOf(error: AjvError): Pick<ErrorDetail, 'limit' | 'length'> {
+  if (error.keyword !== 'maxLength' && error.keyword !== 'minLength') return {};
+  const limit = Number(error.params.limit);
+  return typeof error.data === 'string' ? { limit, length: [...error.data].length } : { limit };
 }
 
 export function validationDetails(errors: AjvError[], part: string): ErrorDetail[] {
@@ -46,7 +61,8 @@ export function validationDetails(errors: AjvError[], part: string): ErrorDetail
     // A union (e.g. string | null) reports each branch; the "anyOf" summary adds nothing.
     if (error.keyword === 'anyOf') continue;
     const field = fieldOf(error) || part;
-    if (!details.some((d) => d.field === field)) details.push({ field, message: describe(error) });
+    if (!details.some((d) => d.field === field))
+      details.push({ field, message: describe(error), ...lengthOf(error) });
   }
   return details;
 }

@@ -31,6 +31,14 @@ export function recordRoutes(app: FastifyInstance): RouteEntry[] {
   return routes;
 }
 
-/** The methods registered for a concrete path, sorted (empty when no route has this path). */
-export const methodsFor = (routes: RouteEntry[], path: string): string[] =>
-  [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))].sort();
+const isCatchAll = (route: RouteEntry) => route.url === '*' || route.url === '/*';
+
+/**
+ * The methods registered for a concrete path, sorted; empty when no route has this path. A
+ * catch-all route (CORS preflight: OPTIONS *) adds its method but does not make a path exist.
+ */
+export function methodsFor(routes: RouteEntry[], path: string): string[] {
+  const matching = routes.filter((route) => route.pattern.test(path));
+  if (matching.every(isCatchAll)) return [];
+  return [...new Set(matching.map((route) => route.method))].sort();
+}

@@ -39,11 +39,29 @@ export const ERRORS = { '4xx': ErrorRef, '5xx': ErrorRef } as const;
 
 export const MessageResponse = Type.Object({ success: Type.Literal(true), message: Type.String() });
 
+const PAGE_DEFAULTS = { limit: 20, offset: 0 };
+
+/** `limit` and `offset`, both optional (design.md §7: 20 and 0 when left out). */
 export const PageQuery = (maxLimit = 100) =>
   Type.Object({
-    limit: Type.Integer({ minimum: 1, maximum: maxLimit, default: 20, description: `1..${maxLimit}` }),
-    offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: maxLimit,
+        default: PAGE_DEFAULTS.limit,
+        description: `1..${maxLimit}`,
+      }),
+    ),
+    offset: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: PAGE_DEFAULTS.offset }),
+    ),
   });
+
+/** The page a query asks for, defaults filled in. */
+export const pageOf = (query: { limit?: number; offset?: number }) => ({
+  limit: query.limit ?? PAGE_DEFAULTS.limit,
+  offset: query.offset ?? PAGE_DEFAULTS.offset,
+});
 
 export const BEARER = [{ bearerAuth: [] }];
 /** Routes that need no API key say so explicitly. */

@@ -13,6 +13,8 @@ function createAjv(coerceTypes: boolean) {
     useDefaults: true,
     coerceTypes,
     allErrors: true,
+    // Errors carry the value checked, so a length error can say how long the value was.
+    verbose: true,
     strict: false,
   });
   addFormats(ajv);

@@ -4,7 +4,7 @@ import { ok } from '../../http/envelope.js';
 import { optionalBody } from '../../http/hooks.js';
 import { contextOf } from '../../http/identity.js';
 import { BEARER, ERRORS, Nullable, Ok, Timestamp } from '../../http/schemas.js';
-import type { ApiKeysService } from './api-keys.service.js';
+import { KEY_NAME_MAX, type ApiKeysService } from './api-keys.service.js';
 
 const tags = ['api-keys'];
 
@@ -46,7 +46,12 @@ export function apiKeyRoutes(app: Api, services: { apiKeys: ApiKeysService }): v
       security: BEARER,
       body: Type.Object(
         {
-          name: Type.Optional(Type.String({ maxLength: 200 })),
+          name: Type.Optional(
+            Type.String({
+              maxLength: KEY_NAME_MAX,
+              description: `1..${KEY_NAME_MAX} characters; surrounding whitespace is trimmed`,
+            }),
+          ),
           memberId: Type.Optional(Type.String({ maxLength: 100 })),
           expiresAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
         },

@@ -28,12 +28,13 @@ export interface KeyToIssue {
 /** Creates a key inside the caller's transaction and records it; the secret is returned once. */
 export type IssueKey = (db: Executor, args: KeyToIssue) => Promise<IssuedKey>;
 
-const KEY_NAME_MAX = 100;
+export const KEY_NAME_MAX = 100;
 /** A key's display name, trimmed, 1..100 characters of visible text; `fallback` when none is given. */
 function keyName(raw: string | undefined, fallback: string): string {
   const name = (raw ?? fallback).trim();
   if (name.length === 0) throw invalidField('name', 'must not be empty');
-  if (name.length > KEY_NAME_MAX) throw invalidField('name', `must be at most ${KEY_NAME_MAX} characters`);
+  if ([...name].length > KEY_NAME_MAX)
+    throw invalidField('name', `must be at most ${KEY_NAME_MAX} characters`);
   const problem = textProblem(name, { singleLine: true, visible: true });
   if (problem !== null) throw invalidField('name', problem);
   return name;

@@ -5,7 +5,7 @@ import { contextOf } from '../../http/identity.js';
 import { BEARER, ERRORS, Nullable, Ok, PUBLIC, Timestamp } from '../../http/schemas.js';
 import { ApiKeySchema } from '../api-keys/index.js';
 import { MemberSchema, RoleSchema } from '../members/index.js';
-import { NAME_MAX } from '../organizations/index.js';
+import { DisplayName } from '../organizations/index.js';
 import type { InviteAcceptance } from './invite-acceptance.js';
 import type { InvitesService } from './invites.service.js';
 
@@ -136,10 +136,7 @@ export function dashboardInviteRoutes(app: Api, services: { inviteAcceptance: In
       summary: 'Accept an invite',
       description: 'Creates the member and its first API key, shown once in `apiKey`.',
       params: InviteParams,
-      body: Type.Object(
-        { name: Type.String({ minLength: 1, maxLength: NAME_MAX * 2 }) },
-        { additionalProperties: false },
-      ),
+      body: Type.Object({ name: DisplayName }, { additionalProperties: false }),
       response: {
         201: Ok(Type.Object({ member: MemberSchema, apiKey: Type.String(), key: ApiKeySchema })),
         ...ERRORS,

@@ -3,7 +3,7 @@ import type { Api } from '../../http/api.js';
 import { ok } from '../../http/envelope.js';
 import { optionalBody } from '../../http/hooks.js';
 import { contextOf } from '../../http/identity.js';
-import { BEARER, ERRORS, Ok, PageQuery, StringEnum } from '../../http/schemas.js';
+import { BEARER, ERRORS, Ok, PageQuery, pageOf, StringEnum } from '../../http/schemas.js';
 import type { Approvals } from './approvals.js';
 import type { FastlaneTransfer } from './fastlane-transfer.js';
 import type { Diffs } from './listing-diff.js';
@@ -137,8 +137,9 @@ export function listingRoutes(
     },
     handler: async (request) => {
       const { projectId, store, locale } = request.params;
-      const page = await listings.history(contextOf(request), projectId, store, locale, request.query);
-      return ok({ ...page, ...request.query });
+      const query = pageOf(request.query);
+      const page = await listings.history(contextOf(request), projectId, store, locale, query);
+      return ok({ ...page, ...query });
     },
   });
 

@@ -19,5 +19,6 @@ export {
   type OrganizationsRepository,
 } from './organizations.repository.js';
 export { organizationRoutes } from './organizations.routes.js';
+export { DisplayName } from './organizations.schemas.js';
 export { createOrganizationsService, type OrganizationsService } from './organizations.service.js';
 export { ANONYMOUS_REQUESTS_PER_MINUTE, isPlan, PLAN_NAMES, PLANS, type Plan } from './plans.js';

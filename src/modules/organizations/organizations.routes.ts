@@ -1,7 +1,7 @@
 import type { Api } from '../../http/api.js';
 import { ok } from '../../http/envelope.js';
 import { contextOf } from '../../http/identity.js';
-import { BEARER, ERRORS, PageQuery } from '../../http/schemas.js';
+import { BEARER, ERRORS, PageQuery, pageOf } from '../../http/schemas.js';
 import type { OrganizationsService } from './organizations.service.js';
 import * as S from './organizations.schemas.js';
 
@@ -45,8 +45,9 @@ export function organizationRoutes(app: Api, services: { organizations: Organiza
       response: { 200: S.AuditLogResponse, ...ERRORS },
     },
     handler: async (request) => {
-      const page = await organizations.auditLog(contextOf(request), request.query);
-      return ok({ ...page, ...request.query });
+      const query = pageOf(request.query);
+      const page = await organizations.auditLog(contextOf(request), query);
+      return ok({ ...page, ...query });
     },
   });
 }

@@ -22,9 +22,16 @@ export const Organization = Type.Object({
 
 export const GetOrganizationResponse = Ok(Organization);
 
+/** A display name — organization, project, member (design.md §7); the same limit the domain enforces. */
+export const DisplayName = Type.String({
+  minLength: 1,
+  maxLength: NAME_MAX,
+  description: `1..${NAME_MAX} characters on one line; surrounding whitespace is trimmed`,
+});
+
 export const UpdateOrganizationBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX * 2 })),
+    name: Type.Optional(DisplayName),
     settings: Type.Optional(
       Type.Object(
         {

@@ -1,7 +1,7 @@
 import type { Api } from '../../http/api.js';
 import { ok } from '../../http/envelope.js';
 import { contextOf } from '../../http/identity.js';
-import { BEARER, ERRORS, PageQuery } from '../../http/schemas.js';
+import { BEARER, ERRORS, PageQuery, pageOf } from '../../http/schemas.js';
 import type { ProjectsService } from './projects.service.js';
 import * as S from './projects.schemas.js';
 
@@ -21,7 +21,7 @@ export function projectRoutes(app: Api, services: { projects: ProjectsService })
       querystring: PageQuery(),
       response: { 200: S.ListProjectsResponse, ...ERRORS },
     },
-    handler: async (request) => ok(await projects.list(contextOf(request), request.query)),
+    handler: async (request) => ok(await projects.list(contextOf(request), pageOf(request.query))),
   });
 
   app.post('/projects', {

@@ -1,13 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, Ok, Timestamp } from '../../http/schemas.js';
-import { NAME_MAX } from '../organizations/index.js';
+import { DisplayName } from '../organizations/index.js';
 import { APP_STORE_APP_ID_PATTERN, PACKAGE_NAME_MAX, PACKAGE_NAME_PATTERN } from './project.js';
 
-const Name = Type.String({
-  minLength: 1,
-  maxLength: NAME_MAX * 2,
-  description: '1..200 characters after trimming',
-});
 const AppStoreAppId = Type.String({
   pattern: APP_STORE_APP_ID_PATTERN.source,
   description: 'Numeric App Store app id',
@@ -54,7 +49,7 @@ export const ListProjectsResponse = Ok(
 
 export const CreateProjectBody = Type.Object(
   {
-    name: Name,
+    name: DisplayName,
     appStoreAppId: Type.Optional(AppStoreAppId),
     playStorePackageName: Type.Optional(PackageName),
   },
@@ -66,7 +61,7 @@ export const GetProjectResponse = Ok(Type.Object({ project: ProjectWithMetadata 
 
 export const UpdateProjectBody = Type.Object(
   {
-    name: Type.Optional(Name),
+    name: Type.Optional(DisplayName),
     appStoreAppId: Type.Optional(Nullable(AppStoreAppId)),
     playStorePackageName: Type.Optional(Nullable(PackageName)),
   },

@@ -2,7 +2,7 @@ import type { Api } from '../../http/api.js';
 import { ok } from '../../http/envelope.js';
 import { optionalBody } from '../../http/hooks.js';
 import { contextOf } from '../../http/identity.js';
-import { BEARER, ERRORS, PageQuery } from '../../http/schemas.js';
+import { BEARER, ERRORS, PageQuery, pageOf } from '../../http/schemas.js';
 import type { OperationsLog } from './operations-log.js';
 import type { PushService } from './push.service.js';
 import type { SyncService } from './sync.service.js';
@@ -68,8 +68,9 @@ export function syncRoutes(
       response: { 200: S.OperationsResponse, ...ERRORS },
     },
     handler: async (request) => {
-      const page = await operations.list(contextOf(request), request.params.projectId, request.query);
-      return ok({ ...page, ...request.query });
+      const query = pageOf(request.query);
+      const page = await operations.list(contextOf(request), request.params.projectId, query);
+      return ok({ ...page, ...query });
     },
   });
 }

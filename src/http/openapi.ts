@@ -1,0 +1,67 @@
+/**
+ * What the OpenAPI document says beyond what @fastify/swagger derives from the route schemas,
+ * so that a client generated from it (openapi-typescript, openapi-fetch) compiles the calls this
+ * API accepts: a body that routes default when left out is optional, and a route that reads a
+ * raw upload (`consumes`, no body schema) takes a binary body of those types.
+ */
+import type { FastifyInstance } from 'fastify';
+import { optionalBody } from './hooks.js';
+
+const OPTIONAL = 'x-appmeta-optional-body';
+const BINARY = 'x-appmeta-binary-body';
+
+/** Marks the routes as they are registered; call before any route. */
+export function markDocumentedBodies(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as
+      (Record<string, unknown> & { body?: unknown; consumes?: string[] }) | undefined;
+    if (schema === undefined) return;
+    const hooks = [route.preValidation].flat();
+    if (schema.body !== undefined && hooks.includes(optionalBody)) schema[OPTIONAL] = true;
+    if (schema.body === undefined && Array.isArray(schema.consumes)) schema[BINARY] = schema.consumes;
+  });
+}
+
+type Operation = Record<string, unknown> & { requestBody?: { required?: boolean; content?: unknown } };
+
+/** @fastify/swagger's transformObject: applies the marks, and answers the document. */
+export function finishDocument<T extends { paths?: object }>(document: T): T {
+  for (const item of Object.values(document.paths ?? {}) as Record<string, unknown>[]) {
+    for (const operation of Object.values(item) as Operation[]) {
+      if (typeof operation !== 'object' || operation === null) continue;
+      if (operation[OPTIONAL] === true && operation.requestBody !== undefined)
+        operation.requestBody.required = false;
+      if (Array.isArray(operation[BINARY])) {
+        operation.requestBody = {
+          required: true,
+          content: Object.fromEntries(
+            (operation[BINARY] as string[]).map((type) => [
+              type,
+              { schema: { type: 'string', format: 'binary' } },
+            ]),
+          ),
+        };
+      }
+      delete operation[OPTIONAL];
+      delete operation[BINARY];
+    }
+  }
+  return document;
+}
+
+/**
+ * The document as seen from one request: its first server is the address the request came in
+ * on, so that "Try it out" in /docs and a client pointed at the document reach this instance
+ * whether it was opened as localhost, 127.0.0.1 or a LAN name; PUBLIC_URL follows when it differs.
+ */
+export function documentFor<T extends object>(
+  document: T,
+  request: { protocol: string; host: string },
+  publicUrl: string,
+): T & { servers: { url: string; description: string }[] } {
+  const origin = `${request.protocol}://${request.host}`;
+  const configured = publicUrl.replace(/\/+$/, '');
+  const servers = [{ url: origin, description: 'The address this document was requested on' }];
+  if (configured !== origin) servers.push({ url: configured, description: 'PUBLIC_URL' });
+  return { ...document, servers };
+}

@@ -200,11 +200,14 @@ async function runDatabase(kind: 'sqlite' | 'postgres') {
   const enterpriseKeys = async (scenario: number) => {
     const keys: string[] = [];
     for (let i = 0; i < ORGANIZATIONS; i++) {
-      const created = await orgs.create({
-        name: `Bench ${scenario}.${i}`,
-        adminEmail: `bench${scenario}.${i}@example.com`,
-        plan: 'enterprise',
-      });
+      const created = await orgs.create(
+        {
+          name: `Bench ${scenario}.${i}`,
+          adminEmail: `bench${scenario}.${i}@example.com`,
+          plan: 'enterprise',
+        },
+        'cli:bench',
+      );
       await seedProjects(db, created.organization.id, 1000);
       keys.push(created.apiKey);
     }
@@ -214,11 +217,14 @@ async function runDatabase(kind: 'sqlite' | 'postgres') {
   const keys2 = await enterpriseKeys(2);
   const scaling: Record<number, string> = {};
   for (const size of SCENARIOS.has(3) ? [100, 10_000, 1_000_000] : []) {
-    const created = await orgs.create({
-      name: `Scale ${size}`,
-      adminEmail: `scale${size}@example.com`,
-      plan: 'enterprise',
-    });
+    const created = await orgs.create(
+      {
+        name: `Scale ${size}`,
+        adminEmail: `scale${size}@example.com`,
+        plan: 'enterprise',
+      },
+      'cli:bench',
+    );
     const started = Date.now();
     await seedProjects(db, created.organization.id, size);
     notes.push(
@@ -404,11 +410,14 @@ async function runPush() {
       keyRing: createKeyRing(Buffer.from(SECRET, 'base64')),
       connectors: createConnectorFactory(config, { concurrency }),
     });
-    const created = await services.organizations.create({
-      name: 'Push bench',
-      adminEmail: 'push@example.com',
-      plan: 'enterprise',
-    });
+    const created = await services.organizations.create(
+      {
+        name: 'Push bench',
+        adminEmail: 'push@example.com',
+        plan: 'enterprise',
+      },
+      'cli:bench',
+    );
     const call = (method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, body?: unknown) =>
       app.inject({
         method,

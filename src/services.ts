@@ -57,7 +57,7 @@ export function createServices(deps: ServiceDeps) {
   const projects = createProjectsService({ db, clock, audit, organizations, listings: listingsRepository });
   const writer = createListingWriter({ db, clock });
   const diffs = createDiffs({ db, projects, organizations });
-  const approvals = createApprovals({ clock, projects, diffs, writer });
+  const approvals = createApprovals({ clock, audit, projects, diffs, writer });
   const credentials = createCredentialsService({
     db,
     clock,
@@ -92,7 +92,7 @@ export function createServices(deps: ServiceDeps) {
     listings: createListingsService({ db, clock, projects, writer }),
     diffs,
     approvals,
-    fastlane: createFastlaneTransfer({ db, projects, writer }),
+    fastlane: createFastlaneTransfer({ db, audit, projects, writer }),
     credentials,
     sync: createSyncService({ db, clock, projects, credentials, lock }),
     push: createPushService({ db, clock, projects, credentials, diffs, approvals, lock }),

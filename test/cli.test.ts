@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { BIN, runCli } from './support/cli.js';
@@ -12,9 +12,10 @@ import { startHarness, TEST_SECRET_KEY, type Harness } from './support/harness.j
 let database: TestDatabase;
 let env: Record<string, string>;
 let h: Harness;
+let dir: string;
 
 beforeAll(async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-cli-'));
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-cli-'));
   database = await createTestDatabase({ file: path.join(dir, 'cli.db') });
   env = { DATABASE_URL: database.url, APPMETA_SECRET_KEY: TEST_SECRET_KEY };
   const migrated = await runCli(['migrate', '--json'], env);
@@ -25,13 +26,15 @@ beforeAll(async () => {
       '2026_11_22_0002_create_listings',
       '2026_11_22_0003_create_store_credentials',
       '2026_11_22_0004_create_operations',
+      '2026_11_23_0005_record_operators',
     ],
   });
   h = await startHarness({ database });
 });
 afterAll(async () => {
-  await h.close();
-  await database.drop();
+  await h?.close();
+  await database?.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('appmeta CLI', () => {
@@ -102,6 +105,95 @@ describe('appmeta CLI', () => {
     expect((await h.client(out.apiKey).get('/api/v1/projects')).status).toBe(200);
   });
 
+  it('org list and member list find the member a lost key belongs to; key create --org --email lets it back in', async () => {
+    const created = JSON.parse(
+      (
+        await runCli(
+          ['org', 'create', '--name', 'Lost Keys', '--admin-email', 'lost@example.com', '--json'],
+          env,
+        )
+      ).stdout,
+    );
+    const orgId: string = created.organization.id;
+    const listed = JSON.parse((await runCli(['org', 'list', '--json'], env)).stdout);
+    expect(listed.organizations).toContainEqual({
+      id: orgId,
+      name: 'Lost Keys',
+      plan: 'free',
+      memberCount: 1,
+      createdAt: created.organization.createdAt,
+    });
+    const human = await runCli(['org', 'list'], env);
+    expect(human.stdout).toMatch(new RegExp(`${orgId}\\s+free\\s+1 members\\s+Lost Keys`));
+
+    const members = JSON.parse((await runCli(['member', 'list', '--org', orgId, '--json'], env)).stdout);
+    expect(members.members).toEqual([expect.objectContaining({ id: created.member.id, role: 'admin' })]);
+
+    const issued = await runCli(
+      ['key', 'create', '--org', orgId, '--email', 'Lost@Example.com', '--json'],
+      env,
+    );
+    expect(issued.code).toBe(0);
+    const key = JSON.parse(issued.stdout);
+    expect(key.key).toMatchObject({ memberId: created.member.id, name: 'CLI key' });
+    const audit = await h.client(key.apiKey).get('/api/v1/organization/audit-log');
+    expect(audit.status).toBe(200);
+    expect(audit.body.data.entries[0]).toMatchObject({
+      action: 'apiKeys.issue',
+      actor: { memberId: null, keyId: null, operator: `cli:${os.userInfo().username}` },
+    });
+
+    const nobody = await runCli(['key', 'create', '--org', orgId, '--email', 'nobody@example.com'], env);
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toContain(`No member with the e-mail nobody@example.com in organization ${orgId}`);
+    const neither = await runCli(['key', 'create', '--email', 'lost@example.com'], env);
+    expect(neither.code).toBe(1);
+    expect(neither.stderr).toContain('--member MEMBER_ID, or --org ORG_ID with --email E');
+    const noOrg = await runCli(['member', 'list', '--org', 'org_nope'], env);
+    expect(noOrg.stderr).toContain('Organization not found: check --org');
+  });
+
+  it('org create refuses a name that exists, unless --allow-duplicate-name says so', async () => {
+    const first = JSON.parse(
+      (await runCli(['org', 'create', '--name', 'Twin', '--admin-email', 'a@twin.example', '--json'], env))
+        .stdout,
+    );
+    const twin = await runCli(
+      ['org', 'create', '--name', 'Twin', '--admin-email', 'b@twin.example', '--json'],
+      env,
+    );
+    expect(twin.code).toBe(1);
+    expect(JSON.parse(twin.stdout).error).toEqual({
+      code: 'CONFLICT',
+      message: expect.stringContaining(
+        `An organization named "Twin" exists already (${first.organization.id})`,
+      ),
+    });
+    const allowed = await runCli(
+      [
+        'org',
+        'create',
+        '--name',
+        'Twin',
+        '--admin-email',
+        'b@twin.example',
+        '--allow-duplicate-name',
+        '--json',
+      ],
+      env,
+    );
+    expect(allowed.code).toBe(0);
+    expect(JSON.parse(allowed.stdout).organization.id).not.toBe(first.organization.id);
+  });
+
+  it("names the command's own flags in errors", async () => {
+    const email = await runCli(['org', 'create', '--name', 'Flags', '--admin-email', 'not-an-address'], env);
+    expect(email.code).toBe(1);
+    expect(email.stderr).toBe('appmeta: --admin-email: must be an e-mail address\n');
+    const plan = await runCli(['org', 'set-plan', '--org', 'org_nope', '--plan', 'pro'], env);
+    expect(plan.stderr).toBe('appmeta: Organization not found: check --org\n');
+  });
+
   it('reports bad input with a non-zero exit and, with --json, one error object', async () => {
     const badPlan = await runCli(
       ['org', 'create', '--name', 'X', '--admin-email', 'x@example.com', '--plan', 'gold', '--json'],
@@ -125,6 +217,7 @@ describe('appmeta CLI', () => {
       await h.given.project(org.admin, { appStoreAppId: '1', playStorePackageName: 'com.example.cli' })
     ).id;
     const source = fs.mkdtempSync(path.join(os.tmpdir(), 'fastlane-in-'));
+    onTestFinished(() => fs.rmSync(source, { recursive: true, force: true }));
     const write = (file: string, content: string) => {
       fs.mkdirSync(path.dirname(path.join(source, file)), { recursive: true });
       fs.writeFileSync(path.join(source, file), content);
@@ -141,15 +234,29 @@ describe('appmeta CLI', () => {
     const listing = await org.admin.api.get(`/api/v1/projects/${project}/listings/appstore/en-US`);
     expect(listing.body.data.listing.fields.keywords.value).toBe('cli,tool');
     const history = await org.admin.api.get(`/api/v1/projects/${project}/listings/appstore/en-US/history`);
-    expect(history.body.data.entries[0]).toMatchObject({ source: 'import', actor: { memberId: null } });
+    // The operator is the actor: `cli:<os user>`, in the history and in the audit log.
+    const operator = `cli:${os.userInfo().username}`;
+    expect(history.body.data.entries[0]).toMatchObject({
+      source: 'import',
+      actor: { memberId: null, operator },
+    });
+    const audit = await org.admin.api.get('/api/v1/organization/audit-log');
+    expect(audit.body.data.entries[0]).toMatchObject({
+      action: 'listings.import',
+      actor: { memberId: null, keyId: null, operator },
+      target: { type: 'project', id: project },
+      details: { tree: 'fastlane/metadata', listings: ['appstore/en-US', 'playstore/en-US'] },
+    });
 
     const target = fs.mkdtempSync(path.join(os.tmpdir(), 'fastlane-out-'));
+    onTestFinished(() => fs.rmSync(target, { recursive: true, force: true }));
     const exported = await runCli(
       ['listings', 'export', '--project', project, '--dir', target, '--json'],
       env,
     );
     expect(exported.code).toBe(0);
-    expect(fs.readFileSync(path.join(target, 'fastlane/metadata/en-US/name.txt'), 'utf8')).toBe('CLI App\n');
+    // Values are written as they are: no line break added (the import dropped the file's own).
+    expect(fs.readFileSync(path.join(target, 'fastlane/metadata/en-US/name.txt'), 'utf8')).toBe('CLI App');
     expect(fs.readFileSync(path.join(target, 'fastlane/metadata/android/en-US/title.txt'), 'utf8')).toBe(
       'CLI App',
     );
@@ -158,6 +265,22 @@ describe('appmeta CLI', () => {
     const invalid = await runCli(['listings', 'import', '--project', project, '--dir', source], env);
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain('fastlane/metadata/en-US/subtitle.txt must be at most 30 characters');
+
+    // A second tree (a monorepo's ios/ app): the CLI lists both and takes --path.
+    fs.rmSync(path.join(source, 'fastlane/metadata/en-US/subtitle.txt'));
+    write('ios/fastlane/metadata/en-US/name.txt', 'iOS App\n');
+    const several = await runCli(['listings', 'import', '--project', project, '--dir', source], env);
+    expect(several.code).toBe(1);
+    expect(several.stderr).toContain(
+      'Found 2 fastlane metadata trees: fastlane/metadata, ios/fastlane/metadata. Name the one to import (--path).',
+    );
+    const chosen = await runCli(
+      ['listings', 'import', '--project', project, '--dir', source, '--path', 'ios'],
+      env,
+    );
+    expect(chosen.code).toBe(0);
+    expect(chosen.stdout).toContain(`Read ${path.join(source, 'ios/fastlane/metadata')}`);
+    expect(chosen.stdout).toContain('Imported appstore/en-US: 1 fields');
   });
 
   it('secrets rotate re-encrypts stored credentials under a new key', async () => {
@@ -219,6 +342,7 @@ describe('appmeta CLI', () => {
       expect(((await res.json()) as any).errors[0].code).toBe('NOT_AUTHORIZED');
     } finally {
       child.kill('SIGTERM');
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -39,7 +39,8 @@ describe('CORS_ORIGINS set', () => {
     expect(res.headers['access-control-allow-origin']).toBe(DASHBOARD);
     expect(res.headers.vary).toContain('Origin');
     const exposed = String(res.headers['access-control-expose-headers']);
-    for (const header of ['X-Request-Id', 'X-RateLimit-Remaining', 'Retry-After']) expect(exposed).toContain(header);
+    for (const header of ['X-Request-Id', 'X-RateLimit-Remaining', 'Retry-After'])
+      expect(exposed).toContain(header);
   });
 
   it('gives an origin not listed no CORS headers', async () => {

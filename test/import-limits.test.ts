@@ -118,7 +118,10 @@ describe('archive bombs', () => {
     ]).buffer;
     const zipped = await measured(await newProject(), outerZip);
     expect(zipped.status).toBe(200);
-    expect(zipped.body.data.skipped).toEqual(['fastlane/metadata/bomb.tar.gz', 'fastlane/metadata/bomb.zip']);
+    expect(zipped.body.data.skipped).toEqual([
+      { path: 'fastlane/metadata/bomb.tar.gz', reason: 'not a text file' },
+      { path: 'fastlane/metadata/bomb.zip', reason: 'not a text file' },
+    ]);
     expect(zipped.ms).toBeLessThan(1_000);
     expect(zipped.grownMb).toBeLessThan(50);
 
@@ -134,7 +137,9 @@ describe('archive bombs', () => {
       'application/gzip',
     );
     expect(tarred.status).toBe(200);
-    expect(tarred.body.data.skipped).toEqual(['fastlane/metadata/bomb.tar.gz']);
+    expect(tarred.body.data.skipped).toEqual([
+      { path: 'fastlane/metadata/bomb.tar.gz', reason: 'not a text file' },
+    ]);
     expect(tarred.ms).toBeLessThan(1_000);
     expect(tarred.grownMb).toBeLessThan(50);
   });

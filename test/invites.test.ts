@@ -105,11 +105,26 @@ describe('the invite link: GET /api/dashboard/invites/:inviteId and POST .../acc
     expect(accepted.body.data.apiKey).toMatch(/^amk_/);
     const me = await h.client(accepted.body.data.apiKey).get('/api/v1/organization');
     expect(me.body.data.id).toBe(org.id);
-    // single use
-    expect(
-      (await h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Again' })).status,
-    ).toBe(404);
-    expect((await h.client().get(`/api/dashboard/invites/${inviteId}`)).status).toBe(404);
+    // Single use: a second try says it was used, and only an admin of the organization learns by whom.
+    const again = await h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Again' });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining('already used'),
+    });
+    expect(again.body.error.message).not.toContain('joiner@example.com');
+    const byMember = await h.client(accepted.body.data.apiKey).get(`/api/dashboard/invites/${inviteId}`);
+    expect(byMember.status).toBe(409);
+    expect(byMember.body.error.message).not.toContain('joiner@example.com');
+    const byAdmin = await org.admin.api.get(`/api/dashboard/invites/${inviteId}`);
+    expect(byAdmin.status).toBe(409);
+    expect(byAdmin.body.error.message).toContain(
+      `by Joan <joiner@example.com> (${accepted.body.data.member.id})`,
+    );
+    const otherAdmin = (await h.given.organization()).admin;
+    expect((await otherAdmin.api.get(`/api/dashboard/invites/${inviteId}`)).body.error.message).not.toContain(
+      'joiner@example.com',
+    );
   });
 
   it('answers 400 for an expired invite and 404 for an unknown one', async () => {
@@ -135,7 +150,7 @@ describe('the invite link: GET /api/dashboard/invites/:inviteId and POST .../acc
       ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
-    expect(results.filter((r) => r.status === 404)).toHaveLength(3);
+    expect(results.filter((r) => r.status === 409)).toHaveLength(3);
     const members = await org.admin.api.get('/api/v1/organization/members');
     expect(members.body.data.members.filter((m: any) => m.email === 'race@example.com')).toHaveLength(1);
   });
@@ -165,7 +180,9 @@ describe('admin invite list and revoke', () => {
       success: true,
       data: { revoked: true },
     });
-    expect((await h.client().get(`/api/dashboard/invites/${inviteId}`)).status).toBe(404);
+    const revoked = await h.client().get(`/api/dashboard/invites/${inviteId}`);
+    expect(revoked.status).toBe(404);
+    expect(revoked.body.error.message).toContain('revoked');
     expect((await org.admin.api.delete(`/api/v1/organization/invites/${inviteId}`)).status).toBe(404);
   });
 });

@@ -438,7 +438,7 @@ describe('MCP endpoint at /mcp', () => {
 
       const exported = await call(member, 'export_fastlane', { projectId });
       expect(exported.data.files).toMatchObject({
-        'fastlane/metadata/en-US/subtitle.txt': 'Sun\n',
+        'fastlane/metadata/en-US/subtitle.txt': 'Sun',
         'fastlane/metadata/android/en-US/title.txt': 'Weather',
       });
       const imported = await call(member, 'import_fastlane', {

@@ -90,7 +90,7 @@ describe('mergeSnapshot: locales added or removed on either side', () => {
   it('adds store locales, follows a store removal of an untouched locale, keeps edited and unpushed ones', async () => {
     const project = (await h.given.project(admin, { playStorePackageName: 'com.example.app' })).id;
     const org = (await admin.api.get('/api/v1/organization')).body.data.id as string;
-    const scope = { organizationId: org, projectId: project, actorMemberId: admin.id };
+    const scope = { organizationId: org, projectId: project, actor: { memberId: admin.id, operator: null } };
     const merge = (snapshot: Record<string, Record<string, string | null>>) =>
       h.db.kysely
         .transaction()

@@ -98,7 +98,7 @@ describe.each(NAMES)('the name %s', (name) => {
     await expectNothingStored();
   });
 
-  it('is refused as a locale folder by the fastlane import, naming the folder', async () => {
+  it('is no locale folder to the fastlane import: skipped with the reason, the rest imported', async () => {
     for (const path of [
       `fastlane/metadata/${name}/name.txt`,
       `fastlane/metadata/android/${name}/title.txt`,
@@ -110,11 +110,15 @@ describe.each(NAMES)('the name %s', (name) => {
         headers: { authorization: `Bearer ${admin.apiKey}`, 'content-type': 'application/zip' },
         payload: zip.buffer,
       });
-      expect(res.statusCode).toBe(400);
-      // The locale folder is what is wrong: the error names it as the archive has it.
-      expect(res.json().error.details.map((d: { field: string }) => d.field)).toContain(
-        path.slice(0, path.lastIndexOf('/')),
-      );
+      expect(res.statusCode).toBe(200);
+      // The folder is what is wrong: it is reported as the archive has it, with why.
+      expect(res.json().data.skipped).toEqual([
+        {
+          path: `${path.slice(0, path.lastIndexOf('/'))}/`,
+          reason: expect.stringMatching(/^not an? .* locale folder/),
+        },
+      ]);
+      expect(res.json().data.imported).toEqual([{ store: 'appstore', locale: 'en-US', fields: 1 }]);
     }
     await expectNothingStored();
   });

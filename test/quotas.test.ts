@@ -35,7 +35,7 @@ describe('project quota', () => {
     expect((await org.admin.api.post('/api/v1/projects', { name: 'fourth' })).status).toBe(403);
     await org.admin.api.delete(`/api/v1/projects/${ids[0]}`);
     expect((await org.admin.api.post('/api/v1/projects', { name: 'fourth' })).status).toBe(201);
-    await h.services.organizations.setPlan(org.id, 'pro');
+    await h.services.organizations.setPlan(org.id, 'pro', 'cli:test');
     expect((await org.admin.api.post('/api/v1/projects', { name: 'fifth' })).status).toBe(201);
   });
 });

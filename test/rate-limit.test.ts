@@ -53,7 +53,7 @@ describe('rate limits by plan', () => {
     const other = await h.given.organization({ plan: 'free' });
     expect((await other.admin.api.get('/api/v1/organization')).status).toBe(200);
     // appmeta org set-plan takes effect on the next request.
-    await h.services.organizations.setPlan(org.id, 'pro');
+    await h.services.organizations.setPlan(org.id, 'pro', 'cli:test');
     const upgraded = await org.admin.api.get('/api/v1/organization');
     expect(upgraded.status).toBe(200);
     expect(upgraded.headers['x-ratelimit-limit']).toBe('1000');

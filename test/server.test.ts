@@ -60,10 +60,13 @@ describe('appmeta serve', () => {
     const server = await startServer(config, { logger: pino({ level: 'silent' }), print: () => undefined });
     const port = new URL(server.url).port;
     // An org to authenticate with, made through the operator path.
-    const created = await server.services.organizations.create({
-      name: 'Shutdown',
-      adminEmail: 'shutdown@example.com',
-    });
+    const created = await server.services.organizations.create(
+      {
+        name: 'Shutdown',
+        adminEmail: 'shutdown@example.com',
+      },
+      'cli:test',
+    );
     const body = JSON.stringify({ name: 'Created during shutdown' });
     const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const request = http.request(
@@ -111,10 +114,13 @@ describe('appmeta serve', () => {
     });
     const server = await startServer(config, { logger, print: () => undefined });
     try {
-      const created = await server.services.organizations.create({
-        name: 'Abandoned',
-        adminEmail: 'abandoned@example.com',
-      });
+      const created = await server.services.organizations.create(
+        {
+          name: 'Abandoned',
+          adminEmail: 'abandoned@example.com',
+        },
+        'cli:test',
+      );
       const call = async (method: string, path: string, body: unknown) =>
         (await (
           await fetch(`${server.url}${path}`, {

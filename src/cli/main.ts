@@ -3,6 +3,7 @@
  * object on stdout; logs go to stderr. Exit status: 0 success, 1 failure, 2 bad configuration.
  */
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
@@ -13,7 +14,7 @@ import { createEmulators, type EmulatorSeed } from '../emulators/server.js';
 import { AppError, invalidField } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { operatorContext, type OperationId, type RequestContext } from '../modules/access/index.js';
-import { IMPORT_LIMITS } from '../modules/listings/index.js';
+import { IMPORT_LIMITS, type FileTree } from '../modules/listings/index.js';
 import { startServer, StartupError, stopOnSignals } from '../server.js';
 import { createServices, type Services } from '../services.js';
 import { systemClock } from '../shared/clock.js';
@@ -28,7 +29,9 @@ export const COMMAND_OPERATIONS = {
   serve: 'server.serve',
   migrate: 'database.migrate',
   'org create': 'organization.create',
+  'org list': 'organization.list',
   'org set-plan': 'organization.setPlan',
+  'member list': 'members.list',
   'key create': 'apiKeys.issue',
   emulate: 'emulators.run',
   'secrets rotate': 'credentials.rotateKeys',
@@ -59,19 +62,79 @@ async function withDatabase<T>(
   }
 }
 
+/**
+ * The domain's names for what the user gave (fields such as `adminEmail`, or the kind of a thing
+ * not found, such as `Organization`) mapped to the command's own flags, so that an error names
+ * the flag the user typed.
+ */
+type Flags = Record<string, string>;
+
 /** The services of the composition root, on the configured database (migrated first). */
-function withServices<T>(run: (services: Services, config: Config) => Promise<T>): Promise<T> {
+async function withServices<T>(
+  run: (services: Services, config: Config) => Promise<T>,
+  flags: Flags = {},
+): Promise<T> {
   const config = loadConfig();
-  return withDatabase(config, (db) =>
-    run(
-      createServices({
-        db,
-        clock: systemClock,
+  try {
+    return await withDatabase(config, (db) =>
+      run(
+        createServices({
+          db,
+          clock: systemClock,
+          config,
+          keyRing: resolveKeyRing(config, createLogger(config)),
+        }),
         config,
-        keyRing: resolveKeyRing(config, createLogger(config)),
-      }),
-      config,
-    ),
+      ),
+    );
+  } catch (error) {
+    throw error instanceof AppError ? inFlagTerms(error, flags) : error;
+  }
+}
+
+/**
+ * The error in the words of the command line: a field that leads the message or stands in
+ * parentheses becomes the flag (`--admin-email: must be an e-mail address`, `(--path)`), and a
+ * thing not found says which flag named it.
+ */
+function inFlagTerms(error: AppError, flags: Flags): AppError {
+  let message = error.message;
+  for (const [name, flag] of Object.entries(flags)) {
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    message = message.replace(new RegExp(`^${escaped}:|\\(${escaped}(?=[;)])`, 'g'), (match) =>
+      match.startsWith('(') ? `(${flag}` : `${flag}:`,
+    );
+    if (error.code === 'NOT_FOUND' && message.startsWith(`${name} not found`))
+      message = `${message}: check ${flag}`;
+  }
+  const details = error.details?.map((detail) => ({ ...detail, field: flags[detail.field] ?? detail.field }));
+  return new AppError(error.code, message, details);
+}
+
+/** The operator as the audit log records it: `cli:<os user>`. */
+function operatorName(): string {
+  let user: string | undefined;
+  try {
+    user = os.userInfo().username;
+  } catch {
+    // No passwd entry for this uid (some containers): fall back to the environment.
+    user = process.env.USER ?? process.env.LOGNAME;
+  }
+  return `cli:${user ?? 'unknown'}`;
+}
+
+/** `--member ID`, or `--org ID --email E`; anything else is a usage error naming the flags. */
+function operatorKeyInput(options: { member?: string; org?: string; email?: string; name?: string }) {
+  const name = options.name === undefined ? {} : { name: options.name };
+  if (options.member !== undefined && options.org === undefined && options.email === undefined) {
+    return { memberId: options.member, ...name };
+  }
+  if (options.member === undefined && options.org !== undefined && options.email !== undefined) {
+    return { organizationId: options.org, email: options.email, ...name };
+  }
+  throw new AppError(
+    'INVALID_REQUEST',
+    'Name the member: --member MEMBER_ID, or --org ORG_ID with --email E',
   );
 }
 
@@ -116,13 +179,45 @@ export function buildCli(): Command {
     .requiredOption('--admin-email <email>', "the first admin's e-mail")
     .option('--admin-name <name>', "the first admin's name")
     .option('--plan <plan>', 'free | pro | enterprise', 'free')
-    .action(async (options: { name: string; adminEmail: string; adminName?: string; plan: string }) => {
-      const created = await withServices((services) => services.organizations.create(options));
-      emit(output(), { organization: created.organization, member: created.member, apiKey: created.apiKey }, [
-        `Organization ${created.organization.id} "${created.organization.name}" (${created.organization.plan})`,
-        `Admin ${created.member.id} <${created.member.email}>`,
-        `API key (shown once): ${created.apiKey}`,
-      ]);
+    .option('--allow-duplicate-name', 'create it even if an organization of that name exists')
+    .action(
+      async (options: {
+        name: string;
+        adminEmail: string;
+        adminName?: string;
+        plan: string;
+        allowDuplicateName?: boolean;
+      }) => {
+        const created = await withServices(
+          (services) => services.organizations.create(options, operatorName()),
+          { name: '--name', adminEmail: '--admin-email', adminName: '--admin-name', plan: '--plan' },
+        );
+        emit(
+          output(),
+          { organization: created.organization, member: created.member, apiKey: created.apiKey },
+          [
+            `Organization ${created.organization.id} "${created.organization.name}" (${created.organization.plan})`,
+            `Admin ${created.member.id} <${created.member.email}>`,
+            `API key (shown once): ${created.apiKey}`,
+          ],
+        );
+      },
+    );
+
+  org
+    .command('list')
+    .description('every organization: id, name, plan, members')
+    .action(async () => {
+      const organizations = await withServices((services) => services.organizations.list());
+      emit(
+        output(),
+        { organizations },
+        organizations.length === 0
+          ? ['No organizations.']
+          : organizations.map(
+              (o) => `${o.id}  ${o.plan.padEnd(10)} ${String(o.memberCount).padStart(4)} members  ${o.name}`,
+            ),
+      );
     });
 
   org
@@ -131,8 +226,9 @@ export function buildCli(): Command {
     .requiredOption('--org <id>', 'organization id')
     .requiredOption('--plan <plan>', 'free | pro | enterprise')
     .action(async (options: { org: string; plan: string }) => {
-      const organization = await withServices((services) =>
-        services.organizations.setPlan(options.org, options.plan),
+      const organization = await withServices(
+        (services) => services.organizations.setPlan(options.org, options.plan, operatorName()),
+        { plan: '--plan', Organization: '--org' },
       );
       emit(output(), { organization }, [
         `Organization ${organization.id} is now on the ${organization.plan} plan.`,
@@ -140,15 +236,36 @@ export function buildCli(): Command {
     });
 
   program
+    .command('member')
+    .description('members of an organization')
+    .command('list')
+    .description("an organization's members: id, e-mail, role")
+    .requiredOption('--org <id>', 'organization id')
+    .action(async (options: { org: string }) => {
+      const members = await withOrganization(options.org, (ctx, services) => services.members.list(ctx));
+      emit(
+        output(),
+        { members },
+        members.map((m) => `${m.id}  ${m.role.padEnd(6)}  ${m.email}  (${m.name})`),
+      );
+    });
+
+  program
     .command('key')
     .description('API keys')
     .command('create')
-    .description('create an API key for a member')
-    .requiredOption('--member <id>', 'member id')
+    .description(
+      "create an API key for a member: by id, or by organization and e-mail (a lost admin's way back)",
+    )
+    .option('--member <id>', 'member id')
+    .option('--org <id>', 'organization id (with --email)')
+    .option('--email <email>', "the member's e-mail (with --org)")
     .option('--name <name>', 'key name')
-    .action(async (options: { member: string; name?: string }) => {
-      const issued = await withServices((services) =>
-        services.apiKeys.issueByOperator({ memberId: options.member, name: options.name }),
+    .action(async (options: { member?: string; org?: string; email?: string; name?: string }) => {
+      const input = operatorKeyInput(options);
+      const issued = await withServices(
+        (services) => services.apiKeys.issueByOperator(input, operatorName()),
+        { name: '--name', email: '--email', Member: '--member' },
       );
       emit(output(), { apiKey: issued.apiKey, key: issued.key }, [
         `Key ${issued.key.id} for member ${issued.key.memberId}`,
@@ -238,60 +355,109 @@ export function buildCli(): Command {
     });
   listings
     .command('import')
-    .description('import a fastlane tree from a directory (all or nothing)')
+    .description('import the fastlane tree of a directory (all or nothing)')
     .requiredOption('--project <id>', 'project id')
-    .requiredOption('--dir <path>', 'directory holding fastlane/metadata or metadata')
-    .action(async (options: { project: string; dir: string }) => {
-      const { files, unread } = await readTree(options.dir);
-      const result = await withProject(options.project, (ctx, services) =>
-        services.fastlane.importFiles(ctx, options.project, files, unread),
+    .requiredOption('--dir <path>', 'the directory holding fastlane/ (a repository, or fastlane/ itself)')
+    .option(
+      '--path <folder>',
+      'the folder to read as the metadata tree, relative to --dir (when there are several, or it is elsewhere)',
+    )
+    .action(async (options: { project: string; dir: string; path?: string }) => {
+      const tree = await readTree(options.dir, options.path);
+      const result = await withProject(
+        options.project,
+        (ctx, services) =>
+          services.fastlane.importTree(ctx, options.project, tree, {
+            ...(options.path !== undefined && { path: options.path }),
+          }),
+        { path: '--path' },
       );
       emit(output(), result, [
+        `Read ${result.tree === '' ? options.dir : path.join(options.dir, result.tree)}`,
         ...result.imported.map((i) => `Imported ${i.store}/${i.locale}: ${i.fields} fields`),
         ...result.warnings.map((w) => `Warning ${w.store}/${w.locale} ${w.field}: ${w.message}`),
-        ...(result.skipped.length > 0
-          ? [`Skipped ${result.skipped.length} files that are not listing texts`]
-          : []),
+        ...result.skipped.map((s) => `Skipped ${s.path}: ${s.reason}`),
       ]);
     });
 
   return program;
 }
 
+/** Runs a command as the operator inside one organization (404 naming --org when there is none). */
+function withOrganization<T>(
+  organizationId: string,
+  run: (ctx: RequestContext, services: Services) => Promise<T>,
+): Promise<T> {
+  return withServices(
+    async (services, config) => {
+      await services.organizations.require(organizationId);
+      return run(operatorContext(organizationId, createLogger(config), operatorName()), services);
+    },
+    { Organization: '--org' },
+  );
+}
+
 /** Runs a command on one project as the operator, inside the project's organization. */
 function withProject<T>(
   projectId: string,
   run: (ctx: RequestContext, services: Services) => Promise<T>,
+  flags: Flags = {},
 ): Promise<T> {
-  return withServices(async (services, config) => {
-    const organizationId = await services.projects.organizationOf(projectId);
-    return run(operatorContext(organizationId, createLogger(config)), services);
-  });
+  return withServices(
+    async (services, config) => {
+      const organizationId = await services.projects.organizationOf(projectId);
+      return run(operatorContext(organizationId, createLogger(config), operatorName()), services);
+    },
+    { Project: '--project', ...flags },
+  );
 }
 
+/** Folders that never hold a project's own fastlane tree, and may hold a great many files. */
+const NOT_WALKED = new Set(['node_modules', 'Pods', 'Carthage', 'DerivedData']);
+
 /**
- * The text files under a directory (what a fastlane tree's listings are), keyed by their path
- * relative to it, and the other files' paths; hidden files and links are left out.
+ * A directory as an import reads it: every file and folder (empty ones too), by path relative to
+ * it, and the contents of the text files that can be listing texts (those under a `metadata`
+ * folder or the named one). Hidden entries, links and dependency folders are left out.
  */
-async function readTree(root: string): Promise<{ files: Map<string, string>; unread: string[] }> {
-  const files = new Map<string, string>();
-  const unread: string[] = [];
-  const entries = await fs.readdir(root, { recursive: true, withFileTypes: true });
-  for (const entry of entries) {
-    if (!entry.isFile()) continue;
-    const full = path.join(entry.parentPath, entry.name);
-    const relative = path.relative(root, full).split(path.sep).join('/');
-    if (relative.split('/').some((part) => part.startsWith('.'))) continue;
-    if (!relative.endsWith('.txt')) {
-      unread.push(relative);
-      continue;
+async function readTree(root: string, named?: string): Promise<FileTree> {
+  const texts = new Map<string, string>();
+  const files: string[] = [];
+  const folders: string[] = [];
+  const within = named === undefined ? null : `${named.replace(/^(\.\/)+|\/+$/g, '')}/`;
+  const mayBeListing = (relative: string) =>
+    relative.endsWith('.txt') &&
+    (relative.startsWith('metadata/') ||
+      relative.includes('/metadata/') ||
+      (within !== null && relative.startsWith(within)));
+
+  async function walk(folder: string): Promise<void> {
+    let entries;
+    try {
+      entries = await fs.readdir(path.join(root, folder), { withFileTypes: true });
+    } catch (error) {
+      const field = folder === '' ? '--dir' : folder;
+      throw invalidField(field, `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
     }
-    if ((await fs.stat(full)).size > IMPORT_LIMITS.maxEntryBytes) {
-      throw invalidField(relative, `is larger than ${IMPORT_LIMITS.maxEntryBytes} bytes`);
+    for (const entry of entries) {
+      if (entry.name.startsWith('.') || NOT_WALKED.has(entry.name)) continue;
+      const relative = folder === '' ? entry.name : `${folder}/${entry.name}`;
+      if (entry.isDirectory()) {
+        folders.push(relative);
+        await walk(relative);
+      } else if (entry.isFile()) {
+        files.push(relative);
+        if (!mayBeListing(relative)) continue;
+        const full = path.join(root, relative);
+        if ((await fs.stat(full)).size > IMPORT_LIMITS.maxEntryBytes) {
+          throw invalidField(relative, `is larger than ${IMPORT_LIMITS.maxEntryBytes} bytes`);
+        }
+        texts.set(relative, await fs.readFile(full, 'utf8'));
+      }
     }
-    files.set(relative, await fs.readFile(full, 'utf8'));
   }
-  return { files, unread };
+  await walk('');
+  return { texts, files, folders };
 }
 
 /** Entry point of bin/appmeta. */

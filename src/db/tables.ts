@@ -71,6 +71,8 @@ export interface AuditLogTable {
   id: string;
   organization_id: string;
   actor_member_id: string | null;
+  /** The operator's label when no member acted (`cli:<os user>`). */
+  actor_operator: string | null;
   actor_key_id: string | null;
   action: string;
   target_type: string;
@@ -116,6 +118,8 @@ export interface ListingHistoryTable {
   new_value: string | null;
   source: string;
   actor_member_id: string | null;
+  /** The operator's label when no member acted (`cli:<os user>`). */
+  actor_operator: string | null;
   created_at: string;
 }
 
@@ -147,6 +151,8 @@ export interface OperationsTable {
   kind: string;
   status: string;
   actor_member_id: string | null;
+  /** The operator's label when no member acted (`cli:<os user>`). */
+  actor_operator: string | null;
   stores: string;
   locales: string | null;
   outcome: string | null;

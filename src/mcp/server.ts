@@ -443,15 +443,27 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
     {
       title: 'Import fastlane files',
       description:
-        'Imports listing texts given as fastlane files (path → text, the layouts of export_fastlane), validated like ' +
-        'update_listing and applied all or nothing; files that are not listing texts are reported as skipped.',
+        'Imports listing texts given as fastlane files (path → text): fastlane/metadata/<locale>/*.txt (App Store) and ' +
+        'fastlane/metadata/android/<language>/*.txt (Google Play), as export_fastlane writes them. Validated like ' +
+        'update_listing and applied all or nothing; everything else is reported in `skipped` with the reason. When the ' +
+        'files hold several fastlane trees, `path` names the one to read.',
       inputSchema: {
         projectId,
-        files: z.record(z.string().max(500), z.string().max(100_000)).describe('path → file text'),
+        files: z.record(z.string().max(1000), z.string().max(100_000)).describe('path → file text'),
+        path: z
+          .string()
+          .max(1000)
+          .optional()
+          .describe('The folder to read as the metadata tree ("." for the root of the paths)'),
       },
       annotations: WRITE,
     },
-    (args) => run(ctx, () => fastlane.importFiles(ctx, args.projectId, new Map(Object.entries(args.files)))),
+    (args) =>
+      run(ctx, () =>
+        fastlane.importFiles(ctx, args.projectId, new Map(Object.entries(args.files)), {
+          ...(args.path !== undefined && { path: args.path }),
+        }),
+      ),
   );
 
   server.registerResource(

@@ -53,6 +53,8 @@ export interface ArchiveContents {
   files: Map<string, Buffer>;
   /** Every regular file's path, wanted or not (hidden files excluded). */
   names: string[];
+  /** The folders the archive lists (without the trailing /), empty ones included. */
+  folders: string[];
 }
 
 /** Detects the format by magic bytes: gzip 1f 8b, zip "PK\x03\x04" (or an empty zip's "PK\x05\x06"). */
@@ -178,6 +180,7 @@ function readZip(body: Buffer, limits: ArchiveLimits, want: (path: string) => bo
   const entries: ZipEntry[] = [];
   const spans: [number, number, string][] = [];
   const seen = new Set<string>();
+  const folders: string[] = [];
   let declaredTotal = 0;
   let at = directoryStart;
   for (let i = 0; i < count; i++) {
@@ -198,7 +201,11 @@ function readZip(body: Buffer, limits: ArchiveLimits, want: (path: string) => bo
     at += 46 + nameLength + extraLength + commentLength;
     const name = rawName.toString('utf8');
 
-    if (name.endsWith('/')) continue; // a folder
+    if (name.endsWith('/')) {
+      const folder = checkedPath(name.slice(0, -1), limits);
+      if (folder !== null && folder !== '') folders.push(folder);
+      continue;
+    }
     const path = checkedPath(name, limits);
     if ((flags & 0x1) !== 0) throw invalid(`The entry ${name} is encrypted`);
     // Unix file types travel in the upper half of the external attributes (made by 3 = Unix).
@@ -271,7 +278,7 @@ function readZip(body: Buffer, limits: ArchiveLimits, want: (path: string) => bo
       throw tooLarge(`The archive expands to more than ${mib(limits.maxTotalBytes)}`);
     files.set(entry.path, data);
   }
-  return { format: 'zip', files, names: entries.map((e) => e.path) };
+  return { format: 'zip', files, names: entries.map((e) => e.path), folders };
 }
 
 // --- tar.gz ----------------------------------------------------------------------------------
@@ -310,12 +317,15 @@ async function readTarGz(
 ): Promise<ArchiveContents> {
   const files = new Map<string, Buffer>();
   const names: string[] = [];
+  const folders: string[] = [];
   const seen = new Set<string>();
   const extract = tar.extract();
   const consume = (async () => {
     for await (const entry of extract) {
       const { name, type, size = 0 } = entry.header;
       if (type === 'directory') {
+        const folder = checkedPath(name.replace(/\/+$/, ''), limits);
+        if (folder !== null && folder !== '') folders.push(folder);
         entry.resume();
         continue;
       }
@@ -352,5 +362,5 @@ async function readTarGz(
     if (guard.refusal !== null) throw guard.refusal;
     throw invalid(`The tar.gz archive cannot be read: ${(error as Error).message}`);
   }
-  return { format: 'tar.gz', files, names };
+  return { format: 'tar.gz', files, names, folders };
 }

@@ -163,12 +163,15 @@ export async function startHarness(
   const given: Harness['given'] = {
     async organization({ plan = 'enterprise', name } = {}) {
       counter += 1;
-      const created = await services.organizations.create({
-        name: name ?? `Org ${counter}`,
-        adminEmail: `admin${counter}-${randomBytes(3).toString('hex')}@example.com`,
-        adminName: 'Admin',
-        plan,
-      });
+      const created = await services.organizations.create(
+        {
+          name: name ?? `Org ${counter}`,
+          adminEmail: `admin${counter}-${randomBytes(3).toString('hex')}@example.com`,
+          adminName: 'Admin',
+          plan,
+        },
+        'cli:test',
+      );
       return { id: created.organization.id, admin: actor(created.member, created.apiKey) };
     },
     async member(org, role, email) {

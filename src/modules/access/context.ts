@@ -6,6 +6,8 @@ export interface Principal {
   readonly memberId: string;
   readonly role: Role;
   readonly keyId: string;
+  /** Who the operator is, when the CLI acts (`cli:<os user>`); recorded as the actor. */
+  readonly operator?: string;
 }
 
 /** An authenticated caller: the key's member and role, its organization and that plan's rate. */
@@ -30,10 +32,10 @@ export interface RequestContext {
 /** The operator behind the CLI: acts with admin rights inside one organization, recorded as no member. */
 export const OPERATOR_MEMBER_ID = 'operator';
 
-export function operatorContext(organizationId: string, log: Logger): RequestContext {
+export function operatorContext(organizationId: string, log: Logger, operator: string): RequestContext {
   return {
     organizationId,
-    principal: { memberId: OPERATOR_MEMBER_ID, role: 'admin', keyId: 'operator' },
+    principal: { memberId: OPERATOR_MEMBER_ID, role: 'admin', keyId: 'operator', operator },
     requestId: 'cli',
     log,
   };

@@ -74,6 +74,7 @@ export const OPERATIONS = {
   'database.migrate': 'operator',
   'organization.create': 'operator',
   'organization.setPlan': 'operator',
+  'organization.list': 'operator',
   'apiKeys.issue': 'operator',
   'credentials.rotateKeys': 'operator',
   'emulators.run': 'operator',

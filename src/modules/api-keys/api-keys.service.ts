@@ -1,12 +1,12 @@
 /** API keys: authenticate a request's key; list, create and revoke keys of oneself or (admins) others. */
 import type { Executor } from '../../db/database.js';
-import { invalidField, notFound, unauthorized } from '../../errors.js';
+import { AppError, invalidField, notFound, unauthorized } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { textProblem } from '../../shared/text.js';
 import { authorize, isRole, type Caller, type RequestContext } from '../access/index.js';
-import { actorOf, OPERATOR, type AuditActor, type AuditLog } from '../audit/index.js';
-import type { MembersRepository } from '../members/index.js';
+import { actorOf, operatorActor, type AuditActor, type AuditLog } from '../audit/index.js';
+import { normalizeEmail, type MembersRepository } from '../members/index.js';
 import { isPlan, PLANS } from '../organizations/index.js';
 import { generateSecret, hashSecret, isWellFormedSecret, sameHash, type ApiKey } from './api-key.js';
 import { apiKeysRepository as keys } from './api-keys.repository.js';
@@ -90,9 +90,14 @@ export interface ApiKeysServiceDeps {
   db: Executor;
   clock: Clock;
   audit: AuditLog;
-  members: Pick<MembersRepository, 'find' | 'findAnywhere'>;
+  members: Pick<MembersRepository, 'find' | 'findAnywhere' | 'findByEmail'>;
   issueKey: IssueKey;
 }
+
+/** Whose key the operator makes: a member id, or an organization and the member's e-mail. */
+export type OperatorKeyInput = { name?: string } & (
+  { memberId: string } | { organizationId: string; email: string }
+);
 
 export function createApiKeysService({ db, clock, audit, members, issueKey }: ApiKeysServiceDeps) {
   /** The member whose keys an operation targets: oneself, or (admins only) another member. */
@@ -101,6 +106,20 @@ export function createApiKeysService({ db, clock, audit, members, issueKey }: Ap
     authorize(ctx, 'apiKeys.ofOtherMembers');
     const member = await members.find(db, ctx.organizationId, memberId);
     if (member === undefined) throw notFound('Member');
+    return member.id;
+  }
+
+  /** The id of the member with this e-mail in that organization; 404 naming both otherwise. */
+  async function memberByEmail(trx: Executor, input: { organizationId: string; email: string }) {
+    const email = normalizeEmail(input.email);
+    if (email === null) throw invalidField('email', 'must be an e-mail address');
+    const member = await members.findByEmail(trx, input.organizationId, email);
+    if (member === undefined) {
+      throw new AppError(
+        'NOT_FOUND',
+        `No member with the e-mail ${email} in organization ${input.organizationId}`,
+      );
+    }
     return member.id;
   }
 
@@ -188,18 +207,22 @@ export function createApiKeysService({ db, clock, audit, members, issueKey }: Ap
       });
     },
 
-    /** Operator: `appmeta key create`. A new key for any member, recorded as done by the operator. */
-    async issueByOperator(input: { memberId: string; name?: string }): Promise<IssuedKey> {
+    /**
+     * Operator (`appmeta key create`): a new key for a member named by id, or by organization and
+     * e-mail (the way back in for an admin who lost every key); recorded as done by `operator`.
+     */
+    async issueByOperator(input: OperatorKeyInput, operator: string): Promise<IssuedKey> {
       const name = keyName(input.name, 'CLI key');
       return db.transaction().execute(async (trx) => {
-        const member = await members.findAnywhere(trx, input.memberId);
+        const memberId = 'memberId' in input ? input.memberId : await memberByEmail(trx, input);
+        const member = await members.findAnywhere(trx, memberId);
         if (member === undefined) throw notFound('Member');
         return issueKey(trx, {
           organizationId: member.organization_id,
           memberId: member.id,
           name,
           expiresAt: null,
-          actor: OPERATOR,
+          actor: operatorActor(operator),
         });
       });
     },

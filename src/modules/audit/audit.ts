@@ -8,18 +8,22 @@ import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { OPERATOR_MEMBER_ID, type OperationId, type RequestContext } from '../access/index.js';
 
-/** Who did it: a member through one of its keys, or the operator through the CLI (both null). */
+/**
+ * Who did it: a member through one of its keys, or an operator (member and key null), named by
+ * its label: `cli:<os user>` for the CLI, `server:first-start` for the first start's organization.
+ */
 export interface AuditActor {
   memberId: string | null;
   keyId: string | null;
+  operator: string | null;
 }
 
-export const OPERATOR: AuditActor = { memberId: null, keyId: null };
+export const operatorActor = (operator: string): AuditActor => ({ memberId: null, keyId: null, operator });
 
 export const actorOf = (ctx: RequestContext): AuditActor =>
   ctx.principal.memberId === OPERATOR_MEMBER_ID
-    ? OPERATOR
-    : { memberId: ctx.principal.memberId, keyId: ctx.principal.keyId };
+    ? operatorActor(ctx.principal.operator ?? 'operator')
+    : { memberId: ctx.principal.memberId, keyId: ctx.principal.keyId, operator: null };
 
 /** Actions that are not a caller's operation: an invitee accepting its invite. */
 export type SystemAction = 'invites.accept';
@@ -74,6 +78,7 @@ export function createAuditLog(clock: Clock): AuditLog {
         organization_id: organizationId,
         actor_member_id: actor.memberId,
         actor_key_id: actor.keyId,
+        actor_operator: actor.operator,
         action,
         target_type: target.type,
         target_id: target.id,
@@ -107,7 +112,7 @@ export function createAuditLog(clock: Clock): AuditLog {
         total: Number(count.count),
         entries: rows.map((row) => ({
           id: row.id,
-          actor: { memberId: row.actor_member_id, keyId: row.actor_key_id },
+          actor: { memberId: row.actor_member_id, keyId: row.actor_key_id, operator: row.actor_operator },
           action: row.action,
           target: { type: row.target_type, id: row.target_id },
           details: row.details === null ? null : (JSON.parse(row.details) as Record<string, unknown>),

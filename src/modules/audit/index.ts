@@ -1,7 +1,7 @@
 export {
   actorOf,
   createAuditLog,
-  OPERATOR,
+  operatorActor,
   type AuditActor,
   type AuditEntry,
   type AuditLog,

@@ -3,11 +3,12 @@
  * show the invite, accept it as a new member with a first key.
  */
 import type { Executor } from '../../db/database.js';
+import type { InvitesTable } from '../../db/tables.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { invalid, invalidField } from '../../errors.js';
+import { AppError, invalid, invalidField } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import type { Role } from '../access/index.js';
+import type { Caller, Role } from '../access/index.js';
 import type { IssueKey, IssuedKey } from '../api-keys/index.js';
 import type { AuditLog } from '../audit/index.js';
 import { emailDomain, type Member, type MembersRepository } from '../members/index.js';
@@ -15,6 +16,9 @@ import { normalizeName, parseSettings, type OrganizationsRepository } from '../o
 import type { InvitePreview } from './invite.js';
 import { invitesRepository as invites } from './invites.repository.js';
 import { inviteGone } from './invites.service.js';
+
+/** Whoever opens the link: nobody, or a caller whose key came along (an admin learns more). */
+type Viewer = Pick<Caller, 'organizationId' | 'principal'> | null;
 
 export interface AcceptedInvite extends IssuedKey {
   member: Member;
@@ -38,13 +42,38 @@ export function createInviteAcceptance({
   issueKey,
 }: InviteAcceptanceDeps) {
   /**
-   * Reads an invite that can still be accepted: 404 unknown/used/revoked, 400 expired. The rules it
-   * was created under are checked again as they stand now (400): the organization still admits its
-   * address (allowedDomains may have changed), and whoever created it is still an admin.
+   * Why an invite that exists cannot be used any more: 409 when it was accepted (saying when, and
+   * by whom to an admin of its organization), 404 when it was revoked or replaced.
    */
-  async function openInvite(executor: Executor, inviteId: string, now: Date) {
+  async function closedInvite(executor: Executor, invite: InvitesTable, viewer: Viewer) {
+    if (invite.status !== 'accepted') {
+      return new AppError(
+        'NOT_FOUND',
+        'This invite was revoked or replaced by a newer one; ask an admin of the organization for a new invite',
+      );
+    }
+    const admin = viewer?.organizationId === invite.organization_id && viewer.principal.role === 'admin';
+    const member =
+      admin && invite.member_id !== null
+        ? await members.find(executor, invite.organization_id, invite.member_id)
+        : undefined;
+    const by = member === undefined ? '' : ` by ${member.name} <${member.email}> (${member.id})`;
+    return new AppError(
+      'CONFLICT',
+      `This invite was already used${by} on ${invite.accepted_at?.slice(0, 10) ?? 'an earlier day'}. ` +
+        'Whoever accepted it uses the API key shown then; anyone else needs a new invite from an admin.',
+    );
+  }
+
+  /**
+   * Reads an invite that can still be accepted: 404 unknown or revoked, 409 used, 400 expired. The
+   * rules it was created under are checked again as they stand now (400): the organization still
+   * admits its address (allowedDomains may have changed), and whoever created it is still an admin.
+   */
+  async function openInvite(executor: Executor, inviteId: string, now: Date, viewer: Viewer) {
     const invite = await invites.find(executor, inviteId);
-    if (invite === undefined || invite.status !== 'pending') throw inviteGone();
+    if (invite === undefined) throw inviteGone();
+    if (invite.status !== 'pending') throw await closedInvite(executor, invite, viewer);
     if (invite.expires_at <= now.toISOString()) {
       throw invalidField(
         'inviteId',
@@ -74,8 +103,8 @@ export function createInviteAcceptance({
 
   return {
     /** What the invite link shows before acceptance. */
-    async preview(inviteId: string): Promise<InvitePreview> {
-      const { invite, org } = await openInvite(db, inviteId, clock.now());
+    async preview(inviteId: string, viewer: Viewer = null): Promise<InvitePreview> {
+      const { invite, org } = await openInvite(db, inviteId, clock.now(), viewer);
       return {
         inviteId: invite.id,
         organizationName: org.name,
@@ -87,16 +116,19 @@ export function createInviteAcceptance({
 
     /**
      * Turns the invite into a member with a first API key (shown once). Single use: concurrent
-     * acceptances of one invite create exactly one member; the others see 404.
+     * acceptances of one invite create exactly one member; the others see 409.
      */
-    async accept(inviteId: string, input: { name: string }): Promise<AcceptedInvite> {
+    async accept(inviteId: string, input: { name: string }, viewer: Viewer = null): Promise<AcceptedInvite> {
       const name = normalizeName('name', input.name);
       const now = clock.now();
       const at = now.toISOString();
       return db.transaction().execute(async (trx) => {
-        const { invite } = await openInvite(trx, inviteId, now);
+        const { invite } = await openInvite(trx, inviteId, now, viewer);
         const memberId = newId('mem');
-        if (!(await invites.claim(trx, inviteId, memberId, at))) throw inviteGone();
+        if (!(await invites.claim(trx, inviteId, memberId, at))) {
+          const current = await invites.find(trx, inviteId);
+          throw current === undefined ? inviteGone() : await closedInvite(trx, current, viewer);
+        }
         const member: Member = {
           id: memberId,
           email: invite.email,
@@ -122,7 +154,7 @@ export function createInviteAcceptance({
             throw invalid('This address already belongs to a member of the organization');
           throw error;
         }
-        const actor = { memberId, keyId: null };
+        const actor = { memberId, keyId: null, operator: null };
         await audit.recordAs(
           trx,
           invite.organization_id,

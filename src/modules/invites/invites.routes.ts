@@ -110,7 +110,9 @@ export function dashboardInviteRoutes(app: Api, services: { inviteAcceptance: In
       tags: ['dashboard'],
       security: PUBLIC,
       summary: 'Show an invite',
-      description: '404 for an unknown, used or revoked invite; 400 for an expired one.',
+      description:
+        '404 for an unknown or revoked invite; 409 for one already used (when and, to an admin of its organization ' +
+        'sending its API key, by whom); 400 for an expired one.',
       params: InviteParams,
       response: {
         200: Ok(
@@ -125,7 +127,7 @@ export function dashboardInviteRoutes(app: Api, services: { inviteAcceptance: In
         ...ERRORS,
       },
     },
-    handler: async (request) => ok(await invites.preview(request.params.inviteId)),
+    handler: async (request) => ok(await invites.preview(request.params.inviteId, request.caller)),
   });
 
   app.post('/invites/:inviteId/accept', {
@@ -134,7 +136,8 @@ export function dashboardInviteRoutes(app: Api, services: { inviteAcceptance: In
       tags: ['dashboard'],
       security: PUBLIC,
       summary: 'Accept an invite',
-      description: 'Creates the member and its first API key, shown once in `apiKey`.',
+      description:
+        'Creates the member and its first API key, shown once in `apiKey`. Single use: 409 once it was accepted.',
       params: InviteParams,
       body: Type.Object({ name: DisplayName }, { additionalProperties: false }),
       response: {
@@ -143,7 +146,7 @@ export function dashboardInviteRoutes(app: Api, services: { inviteAcceptance: In
       },
     },
     handler: async (request, reply) => {
-      const accepted = await invites.accept(request.params.inviteId, request.body);
+      const accepted = await invites.accept(request.params.inviteId, request.body, request.caller);
       return reply.code(201).header('Cache-Control', 'no-store').send(ok(accepted));
     },
   });

@@ -3,6 +3,7 @@ import { AppError, invalid } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { authorize, type RequestContext } from '../access/index.js';
+import type { AuditLog } from '../audit/index.js';
 import type { ProjectsService } from '../projects/index.js';
 import { isEmpty } from './changeset.js';
 import type { Diffs, Pending } from './listing-diff.js';
@@ -11,12 +12,13 @@ import { listingsRepository as repo } from './listings.repository.js';
 
 export interface ApprovalsDeps {
   clock: Clock;
+  audit: Pick<AuditLog, 'record'>;
   projects: Pick<ProjectsService, 'require'>;
   diffs: Pick<Diffs, 'pending'>;
   writer: Pick<ListingWriter, 'writeListings'>;
 }
 
-export function createApprovals({ clock, projects, diffs, writer }: ApprovalsDeps) {
+export function createApprovals({ clock, audit, projects, diffs, writer }: ApprovalsDeps) {
   return {
     /**
      * Admin approval of the current pending changeset; any later edit changes its hash and voids
@@ -45,6 +47,13 @@ export function createApprovals({ clock, projects, diffs, writer }: ApprovalsDep
           created_at: clock.now().toISOString(),
         };
         await repo.insertApproval(trx, approval);
+        await audit.record(
+          trx,
+          ctx,
+          'listings.approve',
+          { type: 'project', id: projectId },
+          { hash: changeset.hash, changeCount: changeset.changeCount },
+        );
         return {
           approvalId: approval.id,
           hash: changeset.hash,

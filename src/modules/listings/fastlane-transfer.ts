@@ -5,13 +5,15 @@ import {
   ArchiveError,
   packArchive,
   readArchive,
+  type ArchiveContents,
   type ArchiveFormat,
   type ArchiveLimits,
 } from '../../shared/archive.js';
 import type { Executor } from '../../db/database.js';
 import { authorize, type RequestContext } from '../access/index.js';
+import type { AuditLog } from '../audit/index.js';
 import type { ProjectsService } from '../projects/index.js';
-import { describeSource, fromFastlaneFiles, toFastlaneFiles } from './fastlane.js';
+import { describeSource, parseFastlaneTree, toFastlaneFiles, type FileTree } from './fastlane.js';
 import { toListing, type ListingWriter } from './listing-writer.js';
 import { listingsRepository as repo } from './listings.repository.js';
 
@@ -29,7 +31,7 @@ export const IMPORT_LIMITS: ArchiveLimits = {
   maxDepth: 16,
 };
 
-/** The files of a tree that are read: listing texts. Everything else is only listed as skipped. */
+/** The files of a tree that are read: texts. Everything else is only listed (and reported as skipped). */
 const isText = (path: string) => path.endsWith('.txt');
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -49,11 +51,17 @@ function decodeTexts(files: Map<string, Buffer>): Map<string, string> {
 
 export interface FastlaneTransferDeps {
   db: Executor;
+  audit: Pick<AuditLog, 'record'>;
   projects: Pick<ProjectsService, 'require'>;
   writer: Pick<ListingWriter, 'applyAll'>;
 }
 
-export function createFastlaneTransfer({ db, projects, writer }: FastlaneTransferDeps) {
+/** Which folder to read as the metadata tree, when the user names one (see parseFastlaneTree). */
+export interface ImportOptions {
+  path?: string;
+}
+
+export function createFastlaneTransfer({ db, audit, projects, writer }: FastlaneTransferDeps) {
   /** The files of the project's listings (working copies) in the fastlane layouts. */
   async function exportFiles(ctx: RequestContext, projectId: string): Promise<Map<string, string>> {
     authorize(ctx, 'listings.export');
@@ -63,26 +71,40 @@ export function createFastlaneTransfer({ db, projects, writer }: FastlaneTransfe
   }
 
   /**
-   * All or nothing: every file is validated before anything is written. `unread` names files of
-   * the tree that were not read (not text), reported as skipped.
+   * All or nothing: every file is validated before anything is written. What the tree holds
+   * besides listing texts is reported in `skipped`, each with the reason.
    */
-  async function importFiles(
+  async function importTree(
     ctx: RequestContext,
     projectId: string,
-    files: Map<string, string>,
-    unread: string[] = [],
+    files: FileTree,
+    options: ImportOptions = {},
   ) {
     authorize(ctx, 'listings.import');
     const project = await projects.require(ctx, projectId);
-    const tree = fromFastlaneFiles(files);
-    tree.skipped = [...tree.skipped, ...unread].sort();
+    const tree = parseFastlaneTree(files, options.path);
+    const where = tree.tree === '' ? 'the root' : tree.tree;
     if (tree.batch.length === 0) {
       throw invalid(
-        'No listing texts found: expected fastlane/metadata/<locale>/*.txt or fastlane/metadata/android/<language>/*.txt',
+        `${where} holds no listing texts to import` +
+          (tree.skipped.length > 0 ? ` (${tree.skipped.length} files or folders skipped, see details)` : ''),
+        tree.skipped.map((s) => ({ field: s.path, message: s.reason })),
       );
     }
-    const written = await writer.applyAll(ctx, project, tree.batch, 'import', describeSource(tree));
+    const written = await writer.applyAll(ctx, project, tree.batch, 'import', describeSource(tree), (trx) =>
+      audit.record(
+        trx,
+        ctx,
+        'listings.import',
+        { type: 'project', id: projectId },
+        {
+          tree: tree.tree,
+          listings: tree.batch.map((entry) => `${entry.store}/${entry.locale}`),
+        },
+      ),
+    );
     return {
+      tree: tree.tree,
       imported: written.map(({ listing }) => ({
         store: listing.store,
         locale: listing.locale,
@@ -99,7 +121,15 @@ export function createFastlaneTransfer({ db, projects, writer }: FastlaneTransfe
 
   return {
     exportFiles,
-    importFiles,
+    /** Imports files given as path → text (MCP, tests); their folders are the ones the paths imply. */
+    importFiles: (
+      ctx: RequestContext,
+      projectId: string,
+      texts: Map<string, string>,
+      options?: ImportOptions,
+    ) => importTree(ctx, projectId, { texts, files: [...texts.keys()], folders: [] }, options),
+    /** Imports a directory's tree as the CLI read it. */
+    importTree,
     async exportArchive(ctx: RequestContext, projectId: string, format: ArchiveFormat): Promise<Buffer> {
       return packArchive(await exportFiles(ctx, projectId), format);
     },
@@ -109,21 +139,25 @@ export function createFastlaneTransfer({ db, projects, writer }: FastlaneTransfe
      * a byte of the body is read; the archive is read within IMPORT_LIMITS (413 or 400 naming
      * the limit or the entry).
      */
-    async importArchive(ctx: RequestContext, projectId: string, archive: Readable | Buffer) {
+    async importArchive(
+      ctx: RequestContext,
+      projectId: string,
+      archive: Readable | Buffer,
+      options: ImportOptions = {},
+    ) {
       authorize(ctx, 'listings.import');
       await projects.require(ctx, projectId);
-      let files: Map<string, Buffer>;
-      let names: string[];
+      let contents: ArchiveContents;
       try {
-        ({ files, names } = await readArchive(archive, IMPORT_LIMITS, isText));
+        contents = await readArchive(archive, IMPORT_LIMITS, isText);
       } catch (error) {
         if (!(error instanceof ArchiveError)) throw error;
         throw error.kind === 'tooLarge'
           ? new AppError('INVALID_REQUEST', error.message, undefined, 413)
           : invalid(error.message);
       }
-      const unread = names.filter((name) => !files.has(name));
-      return importFiles(ctx, projectId, decodeTexts(files), unread);
+      const tree = { texts: decodeTexts(contents.files), files: contents.names, folders: contents.folders };
+      return importTree(ctx, projectId, tree, options);
     },
   };
 }

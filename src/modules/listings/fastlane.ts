@@ -2,8 +2,14 @@
  * The fastlane metadata layouts (stores.md §7): deliver's `metadata/<locale>/<file>.txt` for the
  * App Store and supply's `metadata/android/<language>/<file>.txt` for Google Play, so that a team
  * can move between fastlane and appmeta without rewriting anything.
+ *
+ * An import reads only the tree fastlane itself reads — `fastlane/metadata` — or the folder the
+ * user names; a repository's other `metadata` folders (resources, sources, tooling) are not
+ * listings. Inside the tree, every file that is not read is reported with the reason.
  */
-import { APPSTORE_LOCALES, type Store } from '../../shared/stores.js';
+import { invalid, invalidField } from '../../errors.js';
+import { STORE_LOCALES, suggestLocales, withArticle, type Store } from '../../shared/stores.js';
+import { isSingleLine } from './fields.js';
 import type { FieldEdits, Listing } from './listing.js';
 import type { ListingEdits } from './listing-writer.js';
 
@@ -26,16 +32,26 @@ export const SUPPLY_FILES: Readonly<Record<string, string>> = {
   video: 'video.txt',
 };
 
-const ROOT = 'fastlane/metadata';
-// deliver's non-locale directories (stores.md §7), skipped on import.
-const DELIVER_SPECIAL = new Set([
-  'android',
-  'fonts',
-  'review_information',
-  'trade_representative_contact_information',
-  'app_clip_review_information',
-  'appletv',
-  'imessage',
+const fieldOfFile = (table: Readonly<Record<string, string>>, file: string) =>
+  Object.keys(table).find((field) => table[field] === file);
+
+/** Where fastlane keeps the tree, relative to the project's root. */
+const FASTLANE_TREE = 'fastlane/metadata';
+
+/** deliver's folders that are not locales (stores.md §7), with what they hold. A Map: names come from users. */
+const DELIVER_SPECIAL: ReadonlyMap<string, string> = new Map([
+  ['review_information', 'App Review contact details'],
+  ['trade_representative_contact_information', 'the trade representative contact (Korea)'],
+  ['app_clip_review_information', 'App Clip review details'],
+  ['fonts', 'fonts for frameit'],
+  ['appletv', 'Apple TV metadata'],
+  ['imessage', 'iMessage metadata'],
+]);
+
+/** supply's sub-folders of a language folder, with what they hold. */
+const SUPPLY_SPECIAL: ReadonlyMap<string, string> = new Map([
+  ['changelogs', 'release notes per version code (changelogs), not listing texts'],
+  ['images', 'images (screenshots, icon, feature graphic), not listing texts'],
 ]);
 
 /** The files of a fastlane tree for these listings (working copies), paths relative to the archive root. */
@@ -44,89 +60,279 @@ export function toFastlaneFiles(listings: Listing[]): Map<string, string> {
   for (const listing of listings) {
     const table = listing.store === 'appstore' ? DELIVER_FILES : SUPPLY_FILES;
     const dir =
-      listing.store === 'appstore' ? `${ROOT}/${listing.locale}` : `${ROOT}/android/${listing.locale}`;
+      listing.store === 'appstore'
+        ? `${FASTLANE_TREE}/${listing.locale}`
+        : `${FASTLANE_TREE}/android/${listing.locale}`;
     for (const [field, view] of Object.entries(listing.fields)) {
       const file = table[field];
-      if (file === undefined || view.value === null) continue;
-      // deliver downloads each value plus a trailing newline; supply writes values as they are.
-      files.set(`${dir}/${file}`, listing.store === 'appstore' ? `${view.value}\n` : view.value);
+      // Written as it is: no line break is added, so files round-trip byte for byte.
+      if (file !== undefined && view.value !== null) files.set(`${dir}/${file}`, view.value);
     }
   }
   return files;
 }
 
+/** What an import is given: paths relative to the root the user gave (archive or folder). */
+export interface FileTree {
+  /** The text files that were read. */
+  texts: ReadonlyMap<string, string>;
+  /** Every regular file. */
+  files: readonly string[];
+  /** Folders that the archive or directory lists, empty ones included. */
+  folders: readonly string[];
+}
+
+/** A file or folder of the tree that was not imported, and why. A folder's path ends with `/`. */
+export interface Skipped {
+  path: string;
+  reason: string;
+}
+
 export interface ParsedTree {
+  /** The folder read as fastlane's metadata tree ('' for the root itself). */
+  tree: string;
   batch: ListingEdits[];
   /** Where each field's value came from, to name the file in errors. */
   sources: Map<string, string>;
-  /** Files that are not listing texts (screenshots, changelogs, review information...). */
-  skipped: string[];
+  skipped: Skipped[];
 }
 
 const sourceKey = (store: Store, locale: string, field?: string) => `${store}/${locale}/${field ?? ''}`;
+const join = (folder: string, name: string) => (folder === '' ? name : `${folder}/${name}`);
 
-/**
- * Reads a fastlane tree. Accepts paths with or without a leading `fastlane/`, and an optional
- * single top-level folder around it. deliver values are trimmed and empty files skipped, and
- * `default/` fills locales that lack a file; supply values are taken as they are (stores.md §7).
- */
-export function fromFastlaneFiles(files: Map<string, string>): ParsedTree {
-  const deliver = new Map<string, FieldEdits>();
-  const supply = new Map<string, FieldEdits>();
-  const defaults: FieldEdits = {};
-  const sources = new Map<string, string>();
-  const skipped: string[] = [];
-  const appleByLowerCase = new Map([...APPSTORE_LOCALES].map((code) => [code.toLowerCase(), code]));
-
-  for (const [path, content] of files) {
-    const match = /(?:^|\/)metadata\/(.+)$/.exec(path);
-    const parts = match?.[1]?.split('/') ?? [];
-    if (parts[0] === 'android' && parts.length === 3) {
-      const [, language, file] = parts as [string, string, string];
-      const field = Object.keys(SUPPLY_FILES).find((f) => SUPPLY_FILES[f] === file);
-      if (field === undefined) {
-        skipped.push(path);
-        continue;
-      }
-      (supply.get(language) ?? supply.set(language, {}).get(language)!)[field] = content;
-      sources.set(sourceKey('playstore', language, field), path);
-      sources.set(sourceKey('playstore', language), path.slice(0, path.lastIndexOf('/')));
-      continue;
-    }
-    if (parts.length === 2 && !DELIVER_SPECIAL.has(parts[0]!.toLowerCase())) {
-      const [dir, file] = parts as [string, string];
-      const field = Object.keys(DELIVER_FILES).find((f) => DELIVER_FILES[f] === file);
-      const value = content.trim();
-      if (field === undefined || value === '') {
-        skipped.push(path);
-        continue;
-      }
-      if (dir.toLowerCase() === 'default') {
-        defaults[field] = value;
-        continue;
-      }
-      // deliver matches locale folders case-insensitively; unknown ones fail validation by name.
-      const locale = appleByLowerCase.get(dir.toLowerCase()) ?? dir;
-      (deliver.get(locale) ?? deliver.set(locale, {}).get(locale)!)[field] = value;
-      sources.set(sourceKey('appstore', locale, field), path);
-      sources.set(sourceKey('appstore', locale), path.slice(0, path.lastIndexOf('/')));
-      continue;
-    }
-    skipped.push(path);
+/** Every folder of the tree: the ones listed, and the ones a file's path implies. */
+function allFolders(tree: FileTree): Set<string> {
+  const folders = new Set<string>();
+  for (const path of [...tree.folders, ...tree.files]) {
+    const parts = path.split('/');
+    const last = tree.folders.includes(path) ? parts.length : parts.length - 1;
+    for (let i = 1; i <= last; i++) folders.add(parts.slice(0, i).join('/'));
   }
-  for (const edits of deliver.values()) {
-    for (const [field, value] of Object.entries(defaults)) edits[field] ??= value;
-  }
-  const batch: ListingEdits[] = [
-    ...[...deliver].map(([locale, edits]) => ({ store: 'appstore' as const, locale, edits })),
-    ...[...supply].map(([locale, edits]) => ({ store: 'playstore' as const, locale, edits })),
-  ];
-  return { batch, sources, skipped: skipped.sort() };
+  return folders;
 }
 
-/** Names the file behind an edit in validation errors. */
+/** The folders fastlane would read as its metadata tree: `fastlane/metadata` at any depth, or a root `metadata`. */
+export function metadataTrees(tree: FileTree): string[] {
+  return [...allFolders(tree)]
+    .filter(
+      (folder) => folder === FASTLANE_TREE || folder.endsWith(`/${FASTLANE_TREE}`) || folder === 'metadata',
+    )
+    .sort();
+}
+
+const normalizePath = (raw: string) =>
+  raw
+    .trim()
+    .replace(/^(\.\/)+/, '')
+    .replace(/\/+$/, '')
+    .replace(/^\.$/, '');
+
+/**
+ * The metadata tree to read: the one named by `path` (a folder holding `fastlane/metadata` or
+ * `metadata`, or the metadata folder itself, `.` for the root), else the only candidate. None, or
+ * several without a `path`, is 400 listing what there is.
+ */
+function chooseTree(tree: FileTree, path: string | undefined): string {
+  const folders = allFolders(tree);
+  const candidates = metadataTrees(tree);
+  if (path !== undefined) {
+    const named = normalizePath(path);
+    if (named !== '' && !folders.has(named)) {
+      throw invalidField(
+        'path',
+        `there is no folder ${named}` +
+          (candidates.length > 0 ? ` (fastlane trees found: ${candidates.join(', ')})` : ''),
+      );
+    }
+    return [join(named, FASTLANE_TREE), join(named, 'metadata')].find((f) => folders.has(f)) ?? named;
+  }
+  if (candidates.length === 1) return candidates[0]!;
+  if (candidates.length === 0) {
+    throw invalid(
+      `No fastlane metadata tree found: expected ${FASTLANE_TREE}/<locale>/*.txt (App Store) or ` +
+        `${FASTLANE_TREE}/android/<language>/*.txt (Google Play). If the tree is elsewhere, name its folder ` +
+        '(path; "." for the root).',
+    );
+  }
+  throw invalid(
+    `Found ${candidates.length} fastlane metadata trees: ${candidates.join(', ')}. ` +
+      'Name the one to import (path).',
+    candidates.map((candidate) => ({ field: 'path', message: `could be ${candidate}` })),
+  );
+}
+
+/** A locale folder's code as the store writes it (folders are matched case-insensitively), or null. */
+function storeLocale(store: Store, folder: string): string | null {
+  const lower = folder.toLowerCase();
+  return [...STORE_LOCALES[store]].find((code) => code.toLowerCase() === lower) ?? null;
+}
+
+function notALocale(store: Store, folder: string, layout: string): string {
+  const suggestions = suggestLocales(store, folder);
+  return (
+    `not ${withArticle(store)} locale folder` +
+    (suggestions.length > 0 ? ` (did you mean ${suggestions.join(', ')}?)` : '') +
+    `; ${layout}`
+  );
+}
+
+/**
+ * A file's text as the value fastlane would send: deliver strips surrounding whitespace; supply's
+ * files lose one final line break (an editor's or a translation platform's file convention, not
+ * part of the text), single-line fields their surrounding whitespace too. A UTF-8 byte order mark
+ * is never part of the text.
+ */
+function valueOf(store: Store, field: string, content: string): string {
+  const text = content.replace(/^\uFEFF/, '');
+  if (store === 'appstore' || isSingleLine(store, field)) return text.trim();
+  return text.replace(/\r?\n$/, '');
+}
+
+/**
+ * Reads the fastlane tree of a file tree: which folder is the metadata tree, the listing edits it
+ * holds, and what was not read. deliver's `default/` fills the locale folders that lack a file.
+ */
+export function parseFastlaneTree(input: FileTree, path?: string): ParsedTree {
+  const tree = chooseTree(input, path);
+  const supplyOnly = tree === 'android' || tree.endsWith('/android');
+  const supplyRoot = supplyOnly ? tree : join(tree, 'android');
+  const deliverRoot = supplyOnly ? null : tree;
+  const prefix = tree === '' ? '' : `${tree}/`;
+
+  const edits: Record<Store, Map<string, FieldEdits>> = { appstore: new Map(), playstore: new Map() };
+  const localeFolders: Record<Store, Map<string, string>> = { appstore: new Map(), playstore: new Map() };
+  const defaults: FieldEdits = {};
+  const sources = new Map<string, string>();
+  const skipped = new Map<string, string>();
+  const skip = (at: string, reason: string) => {
+    if (!skipped.has(at)) skipped.set(at, reason);
+  };
+
+  const deliverLayout = `deliver reads ${join(tree, '<locale>')}/*.txt`;
+  const supplyLayout = `supply reads ${join(supplyRoot, '<language>')}/*.txt`;
+
+  /** Which store and locale a folder directly under a root is; reports the folders that are none. */
+  const localeOf = (store: Store, root: string, folder: string): string | null => {
+    const at = `${join(root, folder)}/`;
+    if (store === 'appstore') {
+      if (folder.toLowerCase() === 'default') return null;
+      const special = DELIVER_SPECIAL.get(folder.toLowerCase());
+      if (special !== undefined) {
+        skip(at, `${special}: not a listing text`);
+        return null;
+      }
+    }
+    const locale = storeLocale(store, folder);
+    if (locale === null)
+      skip(at, notALocale(store, folder, store === 'appstore' ? deliverLayout : supplyLayout));
+    else localeFolders[store].set(locale, at);
+    return locale;
+  };
+
+  for (const folder of allFolders(input)) {
+    const underSupply = folder.startsWith(`${supplyRoot}/`);
+    const root = underSupply ? supplyRoot : deliverRoot;
+    if (root === null || (!underSupply && !folder.startsWith(prefix)) || folder === supplyRoot) continue;
+    const parts = folder.slice(root === '' ? 0 : root.length + 1).split('/');
+    if (parts.length === 1) localeOf(underSupply ? 'playstore' : 'appstore', root, parts[0]!);
+  }
+
+  for (const file of [...input.files].sort()) {
+    const underSupply = file.startsWith(`${supplyRoot}/`);
+    if (!underSupply && (deliverRoot === null || !file.startsWith(prefix))) continue;
+    const store: Store = underSupply ? 'playstore' : 'appstore';
+    const root = underSupply ? supplyRoot : deliverRoot!;
+    const parts = file.slice(root === '' ? 0 : root.length + 1).split('/');
+    if (parts.length === 1) {
+      skip(
+        file,
+        !file.endsWith('.txt')
+          ? 'not a text file'
+          : store === 'appstore'
+            ? 'an app-wide value (copyright, categories, ...): appmeta manages per-locale listing texts'
+            : `not in a language folder; ${supplyLayout}`,
+      );
+      continue;
+    }
+    const [folder, name] = parts as [string, string];
+    const isDefault = store === 'appstore' && folder.toLowerCase() === 'default';
+    const locale = isDefault ? null : storeLocale(store, folder);
+    if (!isDefault && locale === null) continue; // the folder is reported
+    if (parts.length > 2) {
+      const special = store === 'playstore' ? SUPPLY_SPECIAL.get(name) : undefined;
+      const layout = store === 'appstore' ? deliverLayout : supplyLayout;
+      skip(`${join(root, `${folder}/${name}`)}/`, special ?? `not part of the layout: ${layout}`);
+      continue;
+    }
+    const field = fieldOfFile(store === 'appstore' ? DELIVER_FILES : SUPPLY_FILES, name);
+    if (field === undefined) {
+      skip(
+        file,
+        name.endsWith('.txt') ? `not ${withArticle(store)} listing text appmeta manages` : 'not a text file',
+      );
+      continue;
+    }
+    const content = input.texts.get(file);
+    if (content === undefined) throw invalidField(file, 'could not be read as text');
+    const value = valueOf(store, field, content);
+    if (value === '') {
+      skip(file, 'empty: nothing to import (an empty file never clears a field)');
+      continue;
+    }
+    if (isDefault) {
+      defaults[field] = value;
+      sources.set(sourceKey(store, 'default', field), file);
+      continue;
+    }
+    const byLocale = edits[store];
+    (byLocale.get(locale!) ?? byLocale.set(locale!, {}).get(locale!)!)[field] = value;
+    sources.set(sourceKey(store, locale!, field), file);
+  }
+
+  // deliver's default/: every locale folder of the tree takes the values it lacks.
+  if (Object.keys(defaults).length > 0 && localeFolders.appstore.size === 0) {
+    skip(`${join(tree, 'default')}/`, 'default/ fills the locale folders of the tree, and it has none');
+  }
+  for (const locale of localeFolders.appstore.keys()) {
+    for (const [field, value] of Object.entries(defaults)) {
+      const own = edits.appstore.get(locale) ?? edits.appstore.set(locale, {}).get(locale)!;
+      if (own[field] === undefined) {
+        own[field] = value;
+        sources.set(
+          sourceKey('appstore', locale, field),
+          sources.get(sourceKey('appstore', 'default', field))!,
+        );
+      }
+    }
+  }
+  for (const store of ['appstore', 'playstore'] as const) {
+    for (const [locale, folder] of localeFolders[store]) {
+      if (Object.keys(edits[store].get(locale) ?? {}).length === 0) {
+        edits[store].delete(locale);
+        skip(folder, 'an empty locale folder: nothing to import');
+      }
+    }
+  }
+
+  const batch: ListingEdits[] = (['appstore', 'playstore'] as const).flatMap((store) =>
+    [...edits[store]].map(([locale, fields]) => ({ store, locale, edits: fields })),
+  );
+  for (const entry of batch)
+    sources.set(sourceKey(entry.store, entry.locale), localeFolders[entry.store].get(entry.locale)!);
+  return {
+    tree,
+    batch,
+    sources,
+    skipped: [...skipped]
+      .map(([at, reason]) => ({ path: at, reason }))
+      .sort((a, b) => (a.path < b.path ? -1 : 1)),
+  };
+}
+
+/** Names the file behind an edit in validation errors, relative to the root the user gave. */
 export function describeSource(tree: ParsedTree) {
   return (entry: ListingEdits, field?: string): string =>
     tree.sources.get(sourceKey(entry.store, entry.locale, field)) ??
-    (entry.store === 'appstore' ? `metadata/${entry.locale}` : `metadata/android/${entry.locale}`);
+    tree.sources.get(sourceKey(entry.store, entry.locale)) ??
+    `${entry.store}/${entry.locale}`;
 }

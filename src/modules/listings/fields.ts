@@ -57,6 +57,12 @@ export const ruleOf = (store: Store, field: string): FieldRule | undefined =>
   isStoreField(store, field) ? STORE_FIELDS[store][field] : undefined;
 
 /** Unicode code points: an emoji with a skin tone counts 2, "é" written as e + U+0301 counts 2. */
+/** Whether a field holds one line (names, keywords, URLs): surrounding whitespace is no part of it. */
+export const isSingleLine = (store: Store, field: string): boolean => {
+  const rule = ruleOf(store, field);
+  return rule !== undefined && (rule.singleLine === true || rule.kind === 'url');
+};
+
 export const codePoints = (text: string): number => {
   let count = 0;
   for (const _ of text) count += 1;
@@ -82,7 +88,7 @@ export function checkFieldValue(store: Store, field: string, value: string | nul
   }
   if (value === null) return null;
   const textRule = textProblem(value, {
-    singleLine: rule.singleLine === true || rule.kind === 'url',
+    singleLine: isSingleLine(store, field),
     visible: true,
   });
   if (textRule !== null) return { message: textRule };

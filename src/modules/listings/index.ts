@@ -2,6 +2,7 @@
 export { createApprovals, type Approvals } from './approvals.js';
 export { planFor, type Changeset, type PushPlan } from './changeset.js';
 export { createFastlaneTransfer, IMPORT_LIMITS, type FastlaneTransfer } from './fastlane-transfer.js';
+export type { FileTree } from './fastlane.js';
 export {
   APPSTORE_FIELDS,
   fieldNames,

@@ -120,6 +120,7 @@ export function createListingWriter(deps: { db: Executor; clock: Clock }) {
     source: EditSource,
   ): Promise<Listing> {
     const at = clock.now().toISOString();
+    const actor = actorOf(ctx);
     let row = await repo.find(trx, projectId, entry.store, entry.locale);
     if (row === undefined) {
       row = await repo.insert(trx, {
@@ -162,7 +163,8 @@ export function createListingWriter(deps: { db: Executor; clock: Clock }) {
           old_value: before,
           new_value: value,
           source,
-          actor_member_id: actorOf(ctx).memberId,
+          actor_member_id: actor.memberId,
+          actor_operator: actor.operator,
           created_at: at,
         });
       }
@@ -191,11 +193,14 @@ export function createListingWriter(deps: { db: Executor; clock: Clock }) {
       batch: ListingEdits[],
       source: EditSource,
       describe?: (e: ListingEdits, field?: string) => string,
+      /** Runs in the same transaction after the edits (e.g. the audit entry of an import). */
+      alsoInTransaction?: (trx: Executor) => Promise<void>,
     ): Promise<EditResult[]> {
       validateEdits(project, batch, describe);
       const listings = await writeListings(project.id, async (trx) => {
         const written: Listing[] = [];
         for (const entry of batch) written.push(await applyEdits(trx, ctx, project.id, entry, source));
+        await alsoInTransaction?.(trx);
         return written;
       });
       return listings.map((listing) => ({ listing, warnings: warningsOf(listing) }));

@@ -29,7 +29,7 @@ export interface HistoryEntry {
   old: string | null;
   new: string | null;
   source: EditSource;
-  actor: { memberId: string | null };
+  actor: { memberId: string | null; operator: string | null };
   createdAt: string;
 }
 

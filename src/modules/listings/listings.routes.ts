@@ -13,6 +13,8 @@ import { ProjectParams } from '../projects/index.js';
 import * as S from './listings.schemas.js';
 
 const tags = ['listings'];
+/** An archive in a body, as OpenAPI describes raw bytes. */
+const Binary = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
 const ARCHIVE_TYPES = [
   'application/gzip',
   'application/x-gzip',
@@ -212,7 +214,15 @@ export function listingRoutes(
         format: Type.Optional(StringEnum(['fastlane'], { default: 'fastlane' })),
         archive: Type.Optional(StringEnum(['tar.gz', 'zip'], { default: 'tar.gz' })),
       }),
-      response: { 200: Type.Unsafe({ type: 'string', format: 'binary' }), ...ERRORS },
+      response: {
+        200: {
+          description: 'The archive, as an attachment',
+          content: Object.fromEntries(
+            ['application/gzip', 'application/zip'].map((type) => [type, { schema: Binary }]),
+          ),
+        },
+        ...ERRORS,
+      },
     },
     handler: async (request, reply) => {
       const archive = request.query.archive ?? 'tar.gz';
@@ -238,18 +248,30 @@ export function listingRoutes(
         tags,
         summary: 'Import listings from a fastlane tree',
         description:
-          'Body: a tar.gz or zip (Content-Type application/gzip or application/zip, up to 10 MiB) holding the fastlane ' +
-          'layout. Validated like any edit, all or nothing; files that are not listing texts are reported as skipped. ' +
+          'Body: a tar.gz or zip (Content-Type application/gzip or application/zip, up to 10 MiB): a fastlane folder ' +
+          'or a whole repository. The tree read is `fastlane/metadata` (deliver: `<locale>/*.txt`; supply: ' +
+          '`android/<language>/*.txt`) or the folder named by `path`; several trees without `path` are 400 listing ' +
+          'them. deliver values are trimmed; supply files lose one final line break (single-line fields are trimmed); ' +
+          "empty files never clear a field; deliver's `default/` fills the locale folders lacking a file. Validated " +
+          'like any edit, all or nothing; everything else in the tree is reported in `skipped` with the reason. ' +
           'The archive may expand to 20 MiB (5 MiB per file, 5,000 files, 16 folders deep); a larger one is 413, and ' +
           'links, paths outside the archive, repeated names or overlapping zip records are 400.',
         security: BEARER,
         params: ProjectParams,
+        querystring: S.ImportQuery,
         consumes: ['application/gzip', 'application/zip'],
         response: { 200: S.ImportResponse, ...ERRORS },
       },
       handler: async (request, reply) => {
         try {
-          return ok(await fastlane.importArchive(contextOf(request), request.params.projectId, request.raw));
+          return ok(
+            await fastlane.importArchive(
+              contextOf(request),
+              request.params.projectId,
+              request.raw,
+              request.query,
+            ),
+          );
         } catch (error) {
           // Refused before the whole body was read: close the connection rather than drain it.
           if (!request.raw.readableEnded) void reply.header('Connection', 'close');

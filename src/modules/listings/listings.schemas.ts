@@ -94,7 +94,12 @@ export const HistoryResponse = Ok(
         old: Nullable(Type.String()),
         new: Nullable(Type.String()),
         source: StringEnum(['edit', 'revert', 'copy', 'import', 'sync', 'push']),
-        actor: Type.Object({ memberId: Nullable(Type.String()) }),
+        actor: Type.Object({
+          memberId: Nullable(Type.String()),
+          operator: Nullable(
+            Type.String({ description: 'The operator when no member acted, e.g. cli:alice' }),
+          ),
+        }),
         createdAt: Timestamp,
       }),
     ),
@@ -159,12 +164,30 @@ export const ApprovalResponse = Ok(
   }),
 );
 
+export const ImportQuery = Type.Object({
+  path: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description:
+        'The folder to read as the metadata tree, relative to the archive root: one holding fastlane/metadata or ' +
+        'metadata, or the metadata folder itself ("." for the root). Needed only when the archive holds several trees.',
+    }),
+  ),
+});
+
 export const ImportResponse = Ok(
   Type.Object({
+    tree: Type.String({ description: 'The folder read as the metadata tree ("" for the archive root)' }),
     imported: Type.Array(Type.Object({ store: StoreParam, locale: Type.String(), fields: Type.Integer() })),
-    skipped: Type.Array(Type.String(), {
-      description: 'Files that are not listing texts (images, changelogs...)',
-    }),
+    skipped: Type.Array(
+      Type.Object({
+        path: Type.String({ description: 'A file, or a folder (ending with /) with everything in it' }),
+        reason: Type.String(),
+      }),
+      {
+        description: 'What the tree holds besides listing texts (images, changelogs, other folders), and why',
+      },
+    ),
     warnings: Type.Array(
       Type.Object({ store: StoreParam, locale: Type.String(), field: Type.String(), message: Type.String() }),
     ),

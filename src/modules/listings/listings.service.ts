@@ -125,7 +125,7 @@ export function createListingsService({ db, clock, projects, writer }: ListingsS
           old: row.old_value,
           new: row.new_value,
           source: row.source as EditSource,
-          actor: { memberId: row.actor_member_id },
+          actor: { memberId: row.actor_member_id, operator: row.actor_operator },
           createdAt: row.created_at,
         })),
       };

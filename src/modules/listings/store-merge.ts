@@ -7,6 +7,7 @@ import type { LocaleChange, StoreSnapshot } from '../../connectors/store-connect
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../shared/ids.js';
 import type { Store } from '../../shared/stores.js';
+import type { AuditActor } from '../audit/index.js';
 import { fieldNames } from './fields.js';
 import type { Conflict } from './listings.schemas.js';
 
@@ -64,7 +65,7 @@ export interface MergeResult {
  */
 export async function mergeSnapshot(
   db: Executor,
-  scope: { organizationId: string; projectId: string; actorMemberId: string | null },
+  scope: { organizationId: string; projectId: string; actor: Pick<AuditActor, 'memberId' | 'operator'> },
   store: Store,
   snapshot: StoreSnapshot,
   at: string,
@@ -125,7 +126,8 @@ export async function mergeSnapshot(
           old_value: value,
           new_value: next.value,
           source: 'sync',
-          actor_member_id: scope.actorMemberId,
+          actor_member_id: scope.actor.memberId,
+          actor_operator: scope.actor.operator,
           created_at: at,
         });
       }

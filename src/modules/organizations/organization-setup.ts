@@ -3,10 +3,10 @@
  * default organization: create one with its first admin and key, change a plan.
  */
 import type { Executor } from '../../db/database.js';
-import { invalidField, notFound } from '../../errors.js';
+import { AppError, invalidField, notFound } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { OPERATOR, type AuditActor, type AuditLog } from '../audit/index.js';
+import { operatorActor, type AuditActor, type AuditLog } from '../audit/index.js';
 import { normalizeEmail, type Member, type MembersRepository } from '../members/index.js';
 import { DEFAULT_SETTINGS, normalizeName, type Organization } from './organization.js';
 import { organizationsRepository as organizations } from './organizations.repository.js';
@@ -27,7 +27,21 @@ export interface OrganizationInput {
   adminEmail: string;
   adminName?: string;
   plan?: string;
+  /** Names are not unique, but a second organization of the same name is made only when asked. */
+  allowDuplicateName?: boolean;
 }
+
+/** An organization as the operator's `org list` shows it. */
+export interface OrganizationSummary {
+  id: string;
+  name: string;
+  plan: string;
+  memberCount: number;
+  createdAt: string;
+}
+
+/** The first start's organization is made by the server itself. */
+const FIRST_START = 'server:first-start';
 
 export interface OrganizationSetupDeps<K> {
   db: Executor;
@@ -51,8 +65,20 @@ export function createOrganizationSetup<K>({
   issueKey,
 }: OrganizationSetupDeps<K>) {
   /** An organization with its first admin and that admin's key, in the caller's transaction. */
-  async function create(executor: Executor, input: OrganizationInput): Promise<CreatedOrganization<K>> {
+  async function create(
+    executor: Executor,
+    input: OrganizationInput,
+    operator: string,
+  ): Promise<CreatedOrganization<K>> {
     const name = normalizeName('name', input.name);
+    const twins = input.allowDuplicateName === true ? [] : await organizations.findNamed(executor, name);
+    if (twins.length > 0) {
+      throw new AppError(
+        'CONFLICT',
+        `An organization named "${name}" exists already (${twins.join(', ')}); ` +
+          'choose another name, or allow a second one of that name explicitly',
+      );
+    }
     const email = normalizeEmail(input.adminEmail);
     if (email === null) throw invalidField('adminEmail', 'must be an e-mail address');
     const plan = input.plan ?? 'free';
@@ -89,7 +115,7 @@ export function createOrganizationSetup<K>({
     await audit.recordAs(
       executor,
       orgId,
-      OPERATOR,
+      operatorActor(operator),
       'organization.create',
       { type: 'organization', id: orgId },
       { name, plan, adminMemberId: member.id },
@@ -99,7 +125,7 @@ export function createOrganizationSetup<K>({
       memberId: member.id,
       name: 'Initial admin key',
       expiresAt: null,
-      actor: OPERATOR,
+      actor: operatorActor(operator),
     });
     return {
       organization: await readOrganization(executor, members, orgId),
@@ -110,11 +136,27 @@ export function createOrganizationSetup<K>({
   }
 
   return {
-    /** Operator: `appmeta org create`. */
-    create: (input: OrganizationInput) => db.transaction().execute((trx) => create(trx, input)),
+    /** Operator (`appmeta org create`), named by `operator` in the audit log. */
+    create: (input: OrganizationInput, operator: string) =>
+      db.transaction().execute((trx) => create(trx, input, operator)),
+
+    /** Operator: `appmeta org list`. */
+    async list(): Promise<OrganizationSummary[]> {
+      const rows = await organizations.list(db);
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        plan: row.plan,
+        memberCount: Number(row.member_count ?? 0),
+        createdAt: row.created_at,
+      }));
+    },
+
+    /** Operator: one organization by id, or 404 (the CLI checks `--org` with it). */
+    require: (organizationId: string): Promise<Organization> => readOrganization(db, members, organizationId),
 
     /** Operator: `appmeta org set-plan`. Takes effect on the organization's next request. */
-    async setPlan(organizationId: string, plan: string): Promise<Organization> {
+    async setPlan(organizationId: string, plan: string, operator: string): Promise<Organization> {
       if (!isPlan(plan)) throw invalidField('plan', `must be one of ${PLAN_NAMES.join(', ')}`);
       return db.transaction().execute(async (trx) => {
         const before = await organizations.find(trx, organizationId);
@@ -123,7 +165,7 @@ export function createOrganizationSetup<K>({
         await audit.recordAs(
           trx,
           organizationId,
-          OPERATOR,
+          operatorActor(operator),
           'organization.setPlan',
           { type: 'organization', id: organizationId },
           { from: before.plan, to: plan },
@@ -146,12 +188,11 @@ export function createOrganizationSetup<K>({
           .executeTakeFirst();
         if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return null;
         if ((await organizations.count(trx)) > 0) return null;
-        return create(trx, {
-          name: 'Default',
-          adminEmail: 'admin@appmeta.local',
-          adminName: 'Admin',
-          plan: 'enterprise',
-        });
+        return create(
+          trx,
+          { name: 'Default', adminEmail: 'admin@appmeta.local', adminName: 'Admin', plan: 'enterprise' },
+          FIRST_START,
+        );
       });
     },
   };

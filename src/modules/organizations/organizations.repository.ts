@@ -17,6 +17,29 @@ export async function findOrganization(db: Executor, id: string): Promise<Organi
   return row;
 }
 
+/** Every organization with its member count, oldest first (the operator's `org list`). */
+export async function listOrganizations(db: Executor) {
+  return db
+    .selectFrom('organizations')
+    .select(['id', 'name', 'plan', 'created_at'])
+    .select((eb) =>
+      eb
+        .selectFrom('members')
+        .select((m) => m.fn.countAll<number>().as('n'))
+        .whereRef('members.organization_id', '=', 'organizations.id')
+        .as('member_count'),
+    )
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+}
+
+/** The ids of organizations with this exact name (names are not unique; `org create` asks first). */
+export async function findOrganizationsNamed(db: Executor, name: string): Promise<string[]> {
+  const rows = await db.selectFrom('organizations').select('id').where('name', '=', name).execute();
+  return rows.map((row) => row.id);
+}
+
 export async function countOrganizations(db: Executor): Promise<number> {
   const row = await db
     .selectFrom('organizations')
@@ -74,6 +97,8 @@ export const organizationsRepository = {
   insert: insertOrganization,
   find: findOrganization,
   count: countOrganizations,
+  list: listOrganizations,
+  findNamed: findOrganizationsNamed,
   update: updateOrganization,
   lock: lockOrganization,
   reserveProjectSlot,

@@ -58,7 +58,13 @@ export const AuditLogResponse = Ok(
     entries: Type.Array(
       Type.Object({
         id: Type.String(),
-        actor: Type.Object({ memberId: Nullable(Type.String()), keyId: Nullable(Type.String()) }),
+        actor: Type.Object({
+          memberId: Nullable(Type.String()),
+          keyId: Nullable(Type.String()),
+          operator: Nullable(
+            Type.String({ description: 'The operator when no member acted, e.g. cli:alice' }),
+          ),
+        }),
         action: Type.String({ description: 'The operation id, e.g. members.updateRole' }),
         target: Type.Object({ type: Type.String(), id: Type.String() }),
         details: Nullable(Type.Record(Type.String(), Type.Unknown())),

@@ -68,6 +68,7 @@ export function createOperationLock(deps: { db: Executor; clock: Clock; lockWait
           kind: run.kind,
           status: 'running',
           actor_member_id: actorOf(ctx).memberId,
+          actor_operator: actorOf(ctx).operator,
           stores: JSON.stringify(run.stores),
           locales: run.locales === undefined ? null : JSON.stringify(run.locales),
           outcome: null,

@@ -18,7 +18,7 @@ export function createOperationsLog(deps: { db: Executor; projects: Pick<Project
         id: row.id,
         kind: row.kind as OperationRecord['kind'],
         status: row.status as OperationRecord['status'],
-        actor: { memberId: row.actor_member_id },
+        actor: { memberId: row.actor_member_id, operator: row.actor_operator },
         stores: JSON.parse(row.stores) as Store[],
         locales: row.locales === null ? null : (JSON.parse(row.locales) as string[]),
         outcome: row.outcome === null ? null : (JSON.parse(row.outcome) as Record<string, unknown>),

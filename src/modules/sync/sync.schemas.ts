@@ -92,7 +92,10 @@ export const OperationRecord = Type.Object({
   id: Type.String(),
   kind: StringEnum(['sync', 'push']),
   status: StringEnum(['running', 'succeeded', 'partial', 'failed']),
-  actor: Type.Object({ memberId: Nullable(Type.String()) }),
+  actor: Type.Object({
+    memberId: Nullable(Type.String()),
+    operator: Nullable(Type.String({ description: 'The operator when no member acted, e.g. cli:alice' })),
+  }),
   stores: Type.Array(Type.String()),
   locales: Nullable(Type.Array(Type.String())),
   outcome: Nullable(Type.Record(Type.String(), Type.Unknown())),

@@ -54,7 +54,7 @@ export function createSyncService({ db, clock, projects, credentials, lock }: Sy
           {
             organizationId: ctx.organizationId,
             projectId: project.id,
-            actorMemberId: actorOf(ctx).memberId,
+            actor: actorOf(ctx),
           },
           store,
           report.snapshot,

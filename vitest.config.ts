@@ -1,7 +1,8 @@
 /**
  * The suite runs once per database: "sqlite" always, "postgres" (with Redis as the rate-limit
- * store) when PostgreSQL is reachable. CI sets APPMETA_REQUIRE_POSTGRES=1, which turns an
- * unreachable PostgreSQL or Redis into a failure instead of a skipped run.
+ * store) when PostgreSQL is reachable; *.sqlite.test.ts files run in the first only. CI sets
+ * APPMETA_REQUIRE_POSTGRES=1, which turns an unreachable PostgreSQL or Redis into a failure
+ * instead of a skipped run.
  *
  * Files and the tests inside them run in a shuffled order, so that no test can lean on another
  * one having run first; the seed is printed and APPMETA_TEST_SEED=<seed> replays an order.
@@ -55,6 +56,8 @@ export default defineConfig(async () => {
       extends: true,
       test: {
         name: 'postgres',
+        // *.sqlite.test.ts is about the embedded default itself (the README's first start).
+        exclude: ['test/**/*.sqlite.test.ts'],
         env: {
           ...env,
           APPMETA_TEST_DB: 'postgres',
@@ -76,7 +79,7 @@ export default defineConfig(async () => {
     test: {
       projects,
       include: ['test/**/*.test.ts'],
-      globalSetup: pg ? ['test/support/global-setup.ts'] : [],
+      globalSetup: ['test/support/build.ts', ...(pg ? ['test/support/global-setup.ts'] : [])],
       sequence: { shuffle: true, seed },
       testTimeout: 30_000,
       hookTimeout: 30_000,

@@ -39,9 +39,9 @@ export async function startServer(
         `Created the organization "${created.organization.name}" (${created.organization.id}) with an admin.`,
       );
       print(`Admin API key (shown once, store it now): ${created.apiKey}`);
-      print(
-        `Use it as: curl -H "Authorization: Bearer ${created.apiKey}" ${config.publicUrl}/api/v1/projects`,
-      );
+      print('Try it from another terminal:');
+      print(`  export APPMETA_KEY=${created.apiKey}`);
+      print(`  curl -s ${config.publicUrl}/api/v1/projects -H "Authorization: Bearer $APPMETA_KEY"`);
       print('');
     }
     const url = await listen(app, config);

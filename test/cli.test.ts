@@ -124,7 +124,7 @@ describe('appmeta CLI', () => {
       createdAt: created.organization.createdAt,
     });
     const human = await runCli(['org', 'list'], env);
-    expect(human.stdout).toMatch(new RegExp(`${orgId}\\s+free\\s+1 members\\s+Lost Keys`));
+    expect(human.stdout).toMatch(new RegExp(`${orgId}\\s+free\\s+1 member\\s+Lost Keys`));
 
     const members = JSON.parse((await runCli(['member', 'list', '--org', orgId, '--json'], env)).stdout);
     expect(members.members).toEqual([expect.objectContaining({ id: created.member.id, role: 'admin' })]);
@@ -169,6 +169,7 @@ describe('appmeta CLI', () => {
         `An organization named "Twin" exists already (${first.organization.id})`,
       ),
     });
+    expect(JSON.parse(twin.stdout).error.message).toMatch(/\(--allow-duplicate-name\)$/);
     const allowed = await runCli(
       [
         'org',
@@ -280,7 +281,7 @@ describe('appmeta CLI', () => {
     );
     expect(chosen.code).toBe(0);
     expect(chosen.stdout).toContain(`Read ${path.join(source, 'ios/fastlane/metadata')}`);
-    expect(chosen.stdout).toContain('Imported appstore/en-US: 1 fields');
+    expect(chosen.stdout).toContain('Imported appstore/en-US: 1 field');
   });
 
   it('secrets rotate re-encrypts stored credentials under a new key', async () => {

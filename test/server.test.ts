@@ -33,7 +33,7 @@ describe('appmeta serve', () => {
     const url = await first.listening;
     const key = printedAdminKey(first);
     expect(key).toBeDefined();
-    expect(first.output().stdout).toContain('Use it as: curl -H "Authorization: Bearer');
+    expect(first.output().stdout).toContain(`  export APPMETA_KEY=${printedAdminKey(first)}\n`);
     const org = (await (
       await fetch(`${url}/api/v1/organization`, { headers: { authorization: `Bearer ${key}` } })
     ).json()) as any;

@@ -43,6 +43,8 @@ interface Output {
   json: boolean;
 }
 
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
 function emit(output: Output, json: object, human: string[]): void {
   process.stdout.write(output.json ? `${JSON.stringify(json)}\n` : `${human.join('\n')}\n`);
 }
@@ -190,7 +192,13 @@ export function buildCli(): Command {
       }) => {
         const created = await withServices(
           (services) => services.organizations.create(options, operatorName()),
-          { name: '--name', adminEmail: '--admin-email', adminName: '--admin-name', plan: '--plan' },
+          {
+            name: '--name',
+            adminEmail: '--admin-email',
+            adminName: '--admin-name',
+            plan: '--plan',
+            allowDuplicateName: '--allow-duplicate-name',
+          },
         );
         emit(
           output(),
@@ -215,7 +223,8 @@ export function buildCli(): Command {
         organizations.length === 0
           ? ['No organizations.']
           : organizations.map(
-              (o) => `${o.id}  ${o.plan.padEnd(10)} ${String(o.memberCount).padStart(4)} members  ${o.name}`,
+              (o) =>
+                `${o.id}  ${o.plan.padEnd(10)} ${plural(o.memberCount, 'member').padStart(11)}  ${o.name}`,
             ),
       );
     });
@@ -374,7 +383,7 @@ export function buildCli(): Command {
       );
       emit(output(), result, [
         `Read ${result.tree === '' ? options.dir : path.join(options.dir, result.tree)}`,
-        ...result.imported.map((i) => `Imported ${i.store}/${i.locale}: ${i.fields} fields`),
+        ...result.imported.map((i) => `Imported ${i.store}/${i.locale}: ${plural(i.fields, 'field')}`),
         ...result.warnings.map((w) => `Warning ${w.store}/${w.locale} ${w.field}: ${w.message}`),
         ...result.skipped.map((s) => `Skipped ${s.path}: ${s.reason}`),
       ]);

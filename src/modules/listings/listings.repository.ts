@@ -133,7 +133,9 @@ export async function listHistory(
       .where('project_id', '=', projectId)
       .where('store', '=', store)
       .where('locale', '=', locale)
+      // One write stamps all its fields with one time: name them in a fixed order, not by random id.
       .orderBy('created_at', 'desc')
+      .orderBy('field')
       .orderBy('id', 'desc')
       .limit(page.limit)
       .offset(page.offset)

@@ -76,7 +76,7 @@ export function createOrganizationSetup<K>({
       throw new AppError(
         'CONFLICT',
         `An organization named "${name}" exists already (${twins.join(', ')}); ` +
-          'choose another name, or allow a second one of that name explicitly',
+          'choose another name, or allow a second one of that name explicitly (allowDuplicateName)',
       );
     }
     const email = normalizeEmail(input.adminEmail);

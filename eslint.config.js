@@ -3,7 +3,17 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // test/typed-client/ compiles against types its test generates (see test/typed-client.test.ts).
-  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'bin/**', 'test/typed-client/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'data/**',
+      'dist/**',
+      'web/dist/**',
+      'web/src/api/schema.d.ts',
+      'bin/**',
+      'test/typed-client/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -30,7 +40,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['*.js', '*.cjs', '*.config.ts', 'bench/*.mjs'],
+    files: ['*.js', '*.cjs', '*.config.ts', 'web/vite.config.ts', 'bench/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
   {

@@ -15,16 +15,19 @@ import { createLogger } from './logger.js';
 import { serviceUnavailable } from './errors.js';
 import type { Api } from './http/api.js';
 import { ok } from './http/envelope.js';
+import { registerDashboard } from './http/dashboard.js';
 import {
   createClientErrorHandler,
   createFrameworkErrorHandler,
   MAX_PARAM_LENGTH,
   registerErrorHandlers,
+  type ClientPages,
 } from './http/error-handler.js';
 import { genReqId } from './http/request-id.js';
 import { documentFor, finishDocument, markDocumentedBodies } from './http/openapi.js';
 import { recordRoutes, type RouteEntry } from './http/route-table.js';
 import { registerIdentity, requireCaller } from './http/identity.js';
+import { createSessionCookies } from './http/session-cookie.js';
 import { registerInFlightWork } from './http/in-flight.js';
 import { registerJsonBodyParser, registerNulUrlGuard } from './http/json-body.js';
 import { registerRateLimit, type ChargeRequests } from './http/rate-limit.js';
@@ -40,6 +43,7 @@ import { localeRoutes } from './modules/locales/index.js';
 import { memberRoutes } from './modules/members/index.js';
 import { ANONYMOUS_REQUESTS_PER_MINUTE, organizationRoutes } from './modules/organizations/index.js';
 import { projectRoutes } from './modules/projects/index.js';
+import { sessionRoutes } from './modules/sessions/index.js';
 import { syncRoutes } from './modules/sync/index.js';
 import { createServices, type Services } from './services.js';
 import { resolveKeyRing, type KeyRing } from './shared/key-ring.js';
@@ -107,13 +111,22 @@ export async function buildApp(
   const inFlight = registerInFlightWork(app);
   app.addSchema(ErrorResponse);
   app.setValidatorCompiler(createValidatorCompiler([ErrorResponse]));
-  registerErrorHandlers(app, routes);
+  const pages: ClientPages = { send: null };
+  registerErrorHandlers(app, routes, pages);
   registerJsonBodyParser(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
   registerNulUrlGuard(app);
-  registerIdentity(app, (authorization) => services.apiKeys.authenticate(authorization));
+  const cookies = createSessionCookies(config.publicUrl);
+  registerIdentity(
+    app,
+    {
+      key: (authorization) => services.apiKeys.authenticate(authorization),
+      session: (token) => services.sessions.authenticate(token),
+    },
+    cookies,
+  );
   const charge = registerRateLimit(app, rateLimiter, ANONYMOUS_REQUESTS_PER_MINUTE);
   chargeRequests = charge;
   // onClose runs once the server accepts nothing more. Requests already in it may still be on
@@ -134,6 +147,14 @@ export async function buildApp(
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (amk_...) of a member' },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'appmeta_session',
+            description:
+              'The dashboard session. A state-changing request signed in by it alone needs `X-Appmeta-CSRF: 1` ' +
+              "and an `Origin` equal to PUBLIC_URL's origin, else 403 FORBIDDEN.",
+          },
         },
       },
       tags: [
@@ -147,7 +168,7 @@ export async function buildApp(
         { name: 'members', description: 'Members, roles and invites' },
         { name: 'api-keys', description: 'API keys of members' },
         { name: 'credentials', description: 'Store credentials of the organization (admins)' },
-        { name: 'dashboard', description: 'Invite links (no API key)' },
+        { name: 'dashboard', description: 'The web dashboard: invite links, sign-in, sessions, passkeys' },
         { name: 'health', description: 'Probes for load balancers' },
       ],
     },
@@ -191,9 +212,15 @@ export async function buildApp(
     { prefix: '/v1' },
   );
   mcpRoutes(app, services, charge);
-  await app.register(async (dashboard: Api) => dashboardInviteRoutes(dashboard, services), {
-    prefix: '/api/dashboard',
-  });
+  await app.register(
+    async (dashboard: Api) => {
+      dashboardInviteRoutes(dashboard, services, cookies);
+      sessionRoutes(dashboard, services, cookies);
+    },
+    { prefix: '/api/dashboard' },
+  );
+
+  pages.send = await registerDashboard(app);
 
   return { app, services, routes };
 }

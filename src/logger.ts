@@ -36,7 +36,7 @@ const SECRET_AFTER = new Set(['invites', 'invite', 'sign-in', 'sign-in-links']);
  * access tokens, JWTs, and any long base64url run (a hex digest such as a file's SHA-256 is not one).
  */
 const SECRET_VALUE =
-  /(amk_|inv_|whsec_|ya29\.)[A-Za-z0-9._-]+|eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|(?=[A-Za-z0-9_-]*[g-zG-Z_-])[A-Za-z0-9_-]{40,}/g;
+  /(amk_|ams_|asl_|inv_|whsec_|ya29\.)[A-Za-z0-9._-]+|eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|(?=[A-Za-z0-9_-]*[g-zG-Z_-])[A-Za-z0-9_-]{40,}/g;
 
 /** A URL (path and query) with every credential-like part replaced by [REDACTED]. */
 export function sanitizeUrl(url: string): string {

@@ -42,6 +42,12 @@ export async function startServer(
       print('Try it from another terminal:');
       print(`  export APPMETA_KEY=${created.apiKey}`);
       print(`  curl -s ${config.publicUrl}/api/v1/projects -H "Authorization: Bearer $APPMETA_KEY"`);
+      const link = await services.sessions.createSignInLinkAsOperator(
+        { email: created.member.email, organizationId: created.organization.id },
+        'server:first-start',
+      );
+      print('Or sign in to the dashboard (this link works once, for 15 minutes; later: appmeta login-link):');
+      print(`  ${link.url}`);
       print('');
     }
     const url = await listen(app, config);

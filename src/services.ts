@@ -9,7 +9,7 @@ import type { Db } from './db/database.js';
 import { apiKeysRepository, createApiKeysService, createKeyIssuer } from './modules/api-keys/index.js';
 import { createAuditLog } from './modules/audit/index.js';
 import { createCredentialsService } from './modules/credentials/index.js';
-import { createInviteAcceptance, createInvitesService } from './modules/invites/index.js';
+import { createInviteAcceptance, createInvitesService, invitesRepository } from './modules/invites/index.js';
 import {
   createApprovals,
   createDiffs,
@@ -26,6 +26,11 @@ import {
   organizationsRepository,
 } from './modules/organizations/index.js';
 import { createProjectsService } from './modules/projects/index.js';
+import {
+  createPasskeysService,
+  createSessionsService,
+  sessionsRepository,
+} from './modules/sessions/index.js';
 import {
   createOperationLock,
   createOperationsLog,
@@ -71,13 +76,31 @@ export function createServices(deps: ServiceDeps) {
     ...(deps.lockWaitMs !== undefined && { lockWaitMs: deps.lockWaitMs }),
   });
 
+  const apiKeys = createApiKeysService({ db, clock, audit, members, issueKey });
+  const sessions = createSessionsService({
+    db,
+    clock,
+    audit,
+    publicUrl: deps.config.publicUrl,
+    members,
+    organizations,
+    authenticateKey: (authorization) => apiKeys.authenticate(authorization),
+  });
+
   return {
     // The caller's organization (REST, MCP) and the operator's setup (CLI, first start), one facade.
     organizations: {
-      ...createOrganizationsService({ db, audit, members }),
+      ...createOrganizationsService({ db, clock, audit, members, invites: invitesRepository }),
       ...createOrganizationSetup({ db, clock, audit, members, issueKey }),
     },
-    members: createMembersService({ db, clock, audit, organizations, apiKeys: apiKeysRepository }),
+    members: createMembersService({
+      db,
+      clock,
+      audit,
+      organizations,
+      apiKeys: apiKeysRepository,
+      sessions: sessionsRepository,
+    }),
     invites: createInvitesService({
       db,
       clock,
@@ -87,7 +110,16 @@ export function createServices(deps: ServiceDeps) {
       members,
     }),
     inviteAcceptance: createInviteAcceptance({ db, clock, audit, organizations, members, issueKey }),
-    apiKeys: createApiKeysService({ db, clock, audit, members, issueKey }),
+    apiKeys,
+    sessions,
+    passkeys: createPasskeysService({
+      db,
+      clock,
+      audit,
+      publicUrl: deps.config.publicUrl,
+      members,
+      startSession: sessions.start,
+    }),
     projects,
     listings: createListingsService({ db, clock, projects, writer }),
     diffs,

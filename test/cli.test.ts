@@ -27,6 +27,7 @@ beforeAll(async () => {
       '2026_11_22_0003_create_store_credentials',
       '2026_11_22_0004_create_operations',
       '2026_11_23_0005_record_operators',
+      '2026_11_23_0006_create_sessions',
     ],
   });
   h = await startHarness({ database });
@@ -151,6 +152,27 @@ describe('appmeta CLI', () => {
     expect(neither.stderr).toContain('--member MEMBER_ID, or --org ORG_ID with --email E');
     const noOrg = await runCli(['member', 'list', '--org', 'org_nope'], env);
     expect(noOrg.stderr).toContain('Organization not found: check --org');
+  });
+
+  it('login-link prints a one-time dashboard link for a member, found by e-mail', async () => {
+    const created = JSON.parse(
+      (await runCli(['org', 'create', '--name', 'Links', '--admin-email', 'link@example.com', '--json'], env))
+        .stdout,
+    );
+    const printed = await runCli(['login-link', '--email', 'link@example.com'], env);
+    expect(printed.code).toBe(0);
+    const url = /http\S+\/sign-in\/asl_\S+/.exec(printed.stdout)![0];
+    expect(printed.stdout).toContain(`Sign-in link for member ${created.member.id}`);
+    const redeemed = await h.client().post(`/api/dashboard/sign-in-links/${url.split('/').pop()}/redeem`);
+    expect(redeemed.status).toBe(201);
+    const audit = await h.client(created.apiKey).get('/api/v1/organization/audit-log');
+    expect(audit.body.data.entries.map((e: { action: string }) => e.action)).toContain(
+      'dashboard.signInLinks.create',
+    );
+
+    const nobody = await runCli(['login-link', '--email', 'nobody@example.com'], env);
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toContain('No member with the e-mail nobody@example.com');
   });
 
   it('org create refuses a name that exists, unless --allow-duplicate-name says so', async () => {

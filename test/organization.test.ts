@@ -26,6 +26,30 @@ describe('GET /api/v1/organization', () => {
   });
 });
 
+describe('GET /api/v1/organization/usage', () => {
+  it("counts projects and seats (members and pending invites) against the plan's limits", async () => {
+    const free = await h.given.organization({ plan: 'free' });
+    await h.given.project(free.admin);
+    await h.given.member(free, 'viewer');
+    await free.admin.api.post('/api/v1/organization/members', { email: 'pending@example.com' });
+    const viewer = await h.given.member(free, 'viewer');
+    const res = await viewer.api.get('/api/v1/organization/usage');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      plan: 'free',
+      projects: { used: 1, limit: 3 },
+      seats: { used: 4, limit: 5 },
+      requestsPerMinute: 100,
+    });
+    const enterprise = await h.given.organization({ plan: 'enterprise' });
+    const unlimited = await enterprise.admin.api.get('/api/v1/organization/usage');
+    expect(unlimited.body.data).toMatchObject({
+      projects: { used: 0, limit: null },
+      seats: { used: 1, limit: null },
+    });
+  });
+});
+
 describe('PATCH /api/v1/organization', () => {
   it('merges the settings given and answers id, name, settings', async () => {
     const fresh = await h.given.organization();

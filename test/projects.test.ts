@@ -88,6 +88,24 @@ describe('GET /api/v1/projects', () => {
     for (let i = 0; i < 5; i++) ids.push((await h.given.project(fresh.admin, { name: `P${i}` })).id);
   });
 
+  it('searches by part of the name, case-insensitively, with the total of the matches', async () => {
+    const named = await h.given.organization();
+    for (const name of ['Weather Pro', 'Weather Lite', 'Tide 100%', 'Snow_Day'])
+      await h.given.project(named.admin, { name });
+    const weather = await named.admin.api.get('/api/v1/projects?search=weATHer&limit=1');
+    expect(weather.body.data.total).toBe(2);
+    expect(weather.body.data.projects.map((p: { name: string }) => p.name)).toEqual(['Weather Lite']);
+    // % and _ are text, not patterns.
+    const percent = await named.admin.api.get(`/api/v1/projects?search=${encodeURIComponent('0%')}`);
+    expect(percent.body.data.projects.map((p: { name: string }) => p.name)).toEqual(['Tide 100%']);
+    const underscore = await named.admin.api.get('/api/v1/projects?search=r_p');
+    expect(underscore.body.data.total).toBe(0);
+    // Another organization's projects are never found.
+    expect((await fresh.admin.api.get('/api/v1/projects?search=Weather')).body.data.total).toBe(0);
+    // Blank is no search.
+    expect((await named.admin.api.get('/api/v1/projects?search=%20')).body.data.total).toBe(4);
+  });
+
   it('lists newest first with total, limit and offset, without metadata', async () => {
     const res = await fresh.admin.api.get('/api/v1/projects');
     expect(res.status).toBe(200);

@@ -89,6 +89,7 @@ function createNormalizer() {
         return ids.get(id)!;
       })
       .replace(/amk_[A-Za-z0-9_-]+…?/g, 'amk_<secret>')
+      .replace(/asl_[A-Za-z0-9_-]+/g, 'asl_<secret>')
       .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
       .replace(/\b\d{4}-\d\d-\d\d\b/g, '<date>')
       .replace(/\b[0-9a-f]{64}\b/g, '<hash>')

@@ -75,6 +75,7 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
 
   'organization.get': [V, V, V, (a) => a.api.get('/api/v1/organization')],
   'organization.update': [X, X, V, (a) => a.api.patch('/api/v1/organization', { name: 'New name' })],
+  'organization.usage': [V, V, V, (a) => a.api.get('/api/v1/organization/usage')],
   'auditLog.list': [X, X, V, (a) => a.api.get('/api/v1/organization/audit-log')],
 
   'members.list': [V, V, V, (a) => a.api.get('/api/v1/organization/members')],
@@ -122,6 +123,67 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
     async (a) => {
       const created = await a.api.post('/api/v1/api-keys', { name: 'to revoke' });
       return a.api.delete(`/api/v1/api-keys/${created.body.data.key.id}`);
+    },
+  ],
+
+  'dashboard.session.get': [V, V, V, (a) => a.api.get('/api/dashboard/session')],
+  'dashboard.session.delete': [
+    V,
+    V,
+    V,
+    async (a) => (await h.given.session(a)).delete('/api/dashboard/session'),
+  ],
+  'dashboard.sessions.list': [V, V, V, (a) => a.api.get('/api/dashboard/sessions')],
+  'dashboard.sessions.delete': [
+    V,
+    V,
+    V,
+    async (a) => {
+      const other = await h.given.session(a);
+      const listed = await other.get('/api/dashboard/sessions');
+      const mine = listed.body.data.sessions.find((s: { current: boolean }) => s.current);
+      return a.api.delete(`/api/dashboard/sessions/${mine.id}`);
+    },
+  ],
+  'dashboard.sessions.deleteAll': [
+    V,
+    V,
+    V,
+    async (a) => (await h.given.session(a)).delete('/api/dashboard/sessions'),
+  ],
+  'dashboard.signInLinks.create': [
+    X,
+    X,
+    V,
+    (a) => a.api.post('/api/dashboard/sign-in-links', { memberId: actors.viewer.id }),
+  ],
+  'dashboard.passkeys.list': [V, V, V, (a) => a.api.get('/api/dashboard/passkeys')],
+  'dashboard.passkeys.registrationOptions': [
+    V,
+    V,
+    V,
+    async (a) => (await h.given.session(a)).post('/api/dashboard/passkeys/registration/options'),
+  ],
+  // A real registration needs an authenticator (test/dashboard.browser.test.ts); the role check comes first.
+  'dashboard.passkeys.register': [
+    V,
+    V,
+    V,
+    async (a) => {
+      const session = await h.given.session(a);
+      const res = await session.post('/api/dashboard/passkeys/registration/verify', {
+        response: { id: 'x', rawId: 'x', type: 'public-key' },
+      });
+      return res.status === 400 ? { ...res, status: 200 } : res;
+    },
+  ],
+  'dashboard.passkeys.delete': [
+    V,
+    V,
+    V,
+    async (a) => {
+      const res = await a.api.delete('/api/dashboard/passkeys/pk_none');
+      return res.status === 404 ? { ...res, status: 200 } : res;
     },
   ],
 

@@ -33,6 +33,7 @@ export const COMMAND_OPERATIONS = {
   'org set-plan': 'organization.setPlan',
   'member list': 'members.list',
   'key create': 'apiKeys.issue',
+  'login-link': 'signInLinks.issue',
   emulate: 'emulators.run',
   'secrets rotate': 'credentials.rotateKeys',
   'listings export': 'listings.export',
@@ -279,6 +280,26 @@ export function buildCli(): Command {
       emit(output(), { apiKey: issued.apiKey, key: issued.key }, [
         `Key ${issued.key.id} for member ${issued.key.memberId}`,
         `API key (shown once): ${issued.apiKey}`,
+      ]);
+    });
+
+  program
+    .command('login-link')
+    .description('a one-time dashboard sign-in link for a member (15 minutes, single use)')
+    .requiredOption('--email <email>', "the member's e-mail")
+    .option('--org <id>', 'organization id (needed when the address is a member of several)')
+    .action(async (options: { email: string; org?: string }) => {
+      const link = await withServices(
+        (services) =>
+          services.sessions.createSignInLinkAsOperator(
+            { email: options.email, ...(options.org !== undefined && { organizationId: options.org }) },
+            operatorName(),
+          ),
+        { email: '--email', organizationId: '--org' },
+      );
+      emit(output(), link, [
+        `Sign-in link for member ${link.memberId} (valid until ${link.expiresAt}, single use):`,
+        link.url,
       ]);
     });
 

@@ -5,6 +5,7 @@ import * as createListings from './migrations/2026_11_22_0002_create_listings.js
 import * as createStoreCredentials from './migrations/2026_11_22_0003_create_store_credentials.js';
 import * as createOperations from './migrations/2026_11_22_0004_create_operations.js';
 import * as recordOperators from './migrations/2026_11_23_0005_record_operators.js';
+import * as createSessions from './migrations/2026_11_23_0006_create_sessions.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_22_0003_create_store_credentials': createStoreCredentials,
   '2026_11_22_0004_create_operations': createOperations,
   '2026_11_23_0005_record_operators': recordOperators,
+  '2026_11_23_0006_create_sessions': createSessions,
 };
 
 /**

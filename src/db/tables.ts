@@ -160,6 +160,56 @@ export interface OperationsTable {
   finished_at: string | null;
 }
 
+/** A dashboard session; the cookie's value is never stored, only its hash. */
+export interface SessionsTable {
+  id: string;
+  token_hash: string;
+  organization_id: string;
+  member_id: string;
+  /** How it was started: api-key, sign-in-link, passkey or invite. */
+  method: string;
+  user_agent: string | null;
+  created_at: string;
+  last_seen_at: string;
+  /** The absolute end; the idle end is last_seen_at + 12 h. */
+  expires_at: string;
+  registration_challenge: string | null;
+}
+
+export interface SignInLinksTable {
+  id: string;
+  token_hash: string;
+  organization_id: string;
+  member_id: string;
+  created_by_member_id: string | null;
+  created_by_operator: string | null;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface PasskeysTable {
+  id: string;
+  /** base64url of the authenticator's credential id. */
+  credential_id: string;
+  organization_id: string;
+  member_id: string;
+  name: string;
+  /** base64url of the COSE public key. */
+  public_key: string;
+  counter: number;
+  /** JSON array of transports the authenticator reported. */
+  transports: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface WebauthnChallengesTable {
+  id: string;
+  challenge: string;
+  expires_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   members: MembersTable;
@@ -174,4 +224,8 @@ export interface Database {
   approvals: ApprovalsTable;
   store_credentials: StoreCredentialsTable;
   operations: OperationsTable;
+  sessions: SessionsTable;
+  sign_in_links: SignInLinksTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
 }

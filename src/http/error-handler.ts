@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, UNAVAILABLE_RETRY_AFTER_S, type ErrorDetail } from '../errors.js';
 import { sanitizeUrl } from '../logger.js';
+import { isClientRoute } from './dashboard.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { ChargeRequests } from './rate-limit.js';
 import { nextRequestId } from './request-id.js';
@@ -181,7 +182,12 @@ export function createClientErrorHandler(limiter: RateLimiter, anonymousPerMinut
 }
 
 /** The error handler and the 404/405 handler; `routes` tells a wrong method from an unknown path. */
-export function registerErrorHandlers(app: FastifyInstance, routes: RouteEntry[]): void {
+/** Answers a page of the dashboard (index.html), once it is registered; null while there is none. */
+export interface ClientPages {
+  send: ((reply: FastifyReply) => FastifyReply) | null;
+}
+
+export function registerErrorHandlers(app: FastifyInstance, routes: RouteEntry[], pages: ClientPages): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
     if (appError.code === 'SERVICE_UNAVAILABLE') {
@@ -195,6 +201,7 @@ export function registerErrorHandlers(app: FastifyInstance, routes: RouteEntry[]
   });
 
   app.setNotFoundHandler((request, reply) => {
+    if (pages.send !== null && isClientRoute(request)) return pages.send(reply);
     const path = request.url.split('?')[0]!;
     const allowed = methodsFor(routes, path);
     if (allowed.length > 0) {

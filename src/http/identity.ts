@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, unauthorized } from '../errors.js';
 import type { Caller, RequestContext } from '../modules/access/index.js';
+import { sessionTokenOf, type SessionCookies } from './session-cookie.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -8,27 +9,53 @@ declare module 'fastify' {
     caller: Caller | null;
     /** Why a key that was sent was refused, reported by routes that need a caller. */
     callerError: AppError | null;
+    /** Why a caller signed in by cookie alone may not change state here (CSRF), reported likewise. */
+    csrfError: AppError | null;
   }
+}
+
+export interface Authenticators {
+  /** Resolves an `Authorization` value to its caller; throws an UNAUTHORIZED AppError otherwise. */
+  key(authorization: string): Promise<Caller>;
+  /** Resolves a session cookie's token to its caller; throws an UNAUTHORIZED AppError otherwise. */
+  session(token: string): Promise<Caller>;
 }
 
 /**
  * Resolves the caller of every request before routing decides anything, so that rate limiting
- * can count per organization (valid key) or per client IP (none), even on unknown routes.
- * Only routes that need a caller answer 401; see requireCaller.
+ * can count per organization (valid key or session) or per client IP (none), even on unknown
+ * routes. Only routes that need a caller answer 401; see requireCaller. A key wins over a cookie;
+ * a state change signed in by the cookie alone must pass the CSRF rule where a caller is needed
+ * (sign-in routes carry their own credential and may replace the cookie).
  */
-/** Resolves an `Authorization` value to its caller; throws an UNAUTHORIZED AppError otherwise. */
-export type Authenticate = (authorization: string) => Promise<Caller>;
-
-export function registerIdentity(app: FastifyInstance, authenticate: Authenticate): void {
+export function registerIdentity(
+  app: FastifyInstance,
+  authenticate: Authenticators,
+  cookies: SessionCookies,
+): void {
   app.decorateRequest('caller', null);
   app.decorateRequest('callerError', null);
+  app.decorateRequest('csrfError', null);
   app.addHook('onRequest', async (request) => {
-    if (request.headers.authorization === undefined) return;
+    const authorization = request.headers.authorization;
+    const token = authorization === undefined ? sessionTokenOf(request) : null;
+    if (authorization === undefined && token === null) return;
     try {
-      request.caller = await authenticate(request.headers.authorization);
+      request.caller =
+        authorization !== undefined
+          ? await authenticate.key(authorization)
+          : await authenticate.session(token!);
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'UNAUTHORIZED') throw error;
       request.callerError = error;
+      return;
+    }
+    if (token === null) return;
+    try {
+      cookies.checkCsrf(request);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      request.csrfError = error;
     }
   });
 }
@@ -36,6 +63,7 @@ export function registerIdentity(app: FastifyInstance, authenticate: Authenticat
 /** onRequest hook of the authenticated scope: 401 before anything about the request is checked. */
 export async function requireCaller(request: FastifyRequest): Promise<void> {
   if (request.caller === null) throw request.callerError ?? unauthorized();
+  if (request.csrfError !== null) throw request.csrfError;
 }
 
 /** The service context of an authenticated request. */

@@ -25,8 +25,17 @@ export function recordRoutes(app: FastifyInstance): RouteEntry[] {
         .map((part) => (part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : escape(part)))
         .join('/')}/?$`,
     );
-    const operationId = route.schema?.operationId;
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url, operationId, pattern });
+    for (const method of [route.method].flat()) {
+      routes.push({
+        method,
+        url: route.url,
+        pattern,
+        // Read when asked: onRoute hooks of plugin scopes (the dashboard's assets) run after this one.
+        get operationId() {
+          return route.schema?.operationId;
+        },
+      });
+    }
   });
   return routes;
 }

@@ -63,7 +63,8 @@ export const pageOf = (query: { limit?: number; offset?: number }) => ({
   offset: query.offset ?? PAGE_DEFAULTS.offset,
 });
 
-export const BEARER = [{ bearerAuth: [] }];
+/** An API key, or the dashboard's session cookie (design.md §10). */
+export const BEARER: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
 /** Routes that need no API key say so explicitly. */
 export const PUBLIC: [] = [];
 

@@ -1,7 +1,21 @@
 import { randomBytes } from 'node:crypto';
 
 /** Type prefixes of design.md §4. */
-export type IdPrefix = 'org' | 'mem' | 'proj' | 'inv' | 'key' | 'aud' | 'op' | 'appr' | 'lst' | 'hist';
+export type IdPrefix =
+  | 'org'
+  | 'mem'
+  | 'proj'
+  | 'inv'
+  | 'key'
+  | 'aud'
+  | 'op'
+  | 'appr'
+  | 'lst'
+  | 'hist'
+  | 'ses'
+  | 'sil'
+  | 'pk'
+  | 'wch';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 

@@ -46,6 +46,24 @@ export interface Actor {
   api: Client;
 }
 
+export interface SessionClient extends Client {
+  /** The `appmeta_session` cookie's value. */
+  token: string;
+  /** The same session without the CSRF header and Origin a page of the dashboard sends. */
+  bare: Client;
+}
+
+/** The session token in a response's Set-Cookie, if it sets one. */
+export function sessionCookieOf(response: Response): string | undefined {
+  const header = response.headers['set-cookie'];
+  const cookies = Array.isArray(header) ? header : header === undefined ? [] : [String(header)];
+  for (const cookie of cookies) {
+    const match = /^appmeta_session=([^;]*)/.exec(cookie);
+    if (match !== null && match[1] !== '') return match[1];
+  }
+  return undefined;
+}
+
 export interface TestOrganization {
   id: string;
   admin: Actor;
@@ -72,6 +90,8 @@ export interface Harness {
     }): Promise<TestOrganization>;
     member(org: TestOrganization, role: 'admin' | 'member' | 'viewer', email?: string): Promise<Actor>;
     project(actor: Actor, body?: Record<string, unknown>): Promise<{ id: string }>;
+    /** A dashboard session of the actor (signed in with its key): a client sending the cookie as a browser would. */
+    session(actor: Actor): Promise<SessionClient>;
   };
   close(): Promise<void>;
 }
@@ -184,6 +204,16 @@ export async function startHarness(
       });
       if (accepted.status !== 201) throw new Error(`accept failed: ${JSON.stringify(accepted.body)}`);
       return actor(accepted.body.data.member, accepted.body.data.apiKey);
+    },
+    async session(actor) {
+      const signedIn = await client().post('/api/dashboard/session', { apiKey: actor.apiKey });
+      const token = sessionCookieOf(signedIn);
+      if (signedIn.status !== 201 || token === undefined) {
+        throw new Error(`sign-in failed: ${JSON.stringify(signedIn.body)}`);
+      }
+      const cookie = { cookie: `appmeta_session=${token}` };
+      const page = { ...cookie, 'x-appmeta-csrf': '1', origin: new URL(config.publicUrl).origin };
+      return { ...client(undefined, page), token, bare: client(undefined, cookie) };
     },
     async project(owner, body = {}) {
       counter += 1;

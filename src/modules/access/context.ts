@@ -1,11 +1,14 @@
 import type { Logger } from 'pino';
 import type { Role } from './roles.js';
 
-/** Who is calling: the member behind the API key, with that member's role. */
+/** Who is calling: the member behind the API key or session, with that member's role. */
 export interface Principal {
   readonly memberId: string;
   readonly role: Role;
-  readonly keyId: string;
+  /** The API key of the request; null when a dashboard session signed it in. */
+  readonly keyId: string | null;
+  /** The dashboard session of the request, when its cookie signed it in. */
+  readonly sessionId?: string;
   /** Who the operator is, when the CLI acts (`cli:<os user>`); recorded as the actor. */
   readonly operator?: string;
 }

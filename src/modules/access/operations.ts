@@ -40,6 +40,7 @@ export const OPERATIONS = {
 
   'organization.get': anyone,
   'organization.update': admins,
+  'organization.usage': anyone,
   'auditLog.list': admins,
 
   'members.list': anyone,
@@ -61,9 +62,28 @@ export const OPERATIONS = {
   'credentials.delete': admins,
   'credentials.verify': admins,
 
+  // Dashboard sign-in (design.md §10): a member's own sessions and passkeys; links for admins.
+  'dashboard.session.get': anyone,
+  'dashboard.session.delete': anyone,
+  'dashboard.sessions.list': anyone,
+  'dashboard.sessions.delete': anyone,
+  'dashboard.sessions.deleteAll': anyone,
+  'dashboard.signInLinks.create': admins,
+  'dashboard.passkeys.list': anyone,
+  'dashboard.passkeys.registrationOptions': anyone,
+  'dashboard.passkeys.register': anyone,
+  'dashboard.passkeys.delete': anyone,
+
+  // Sign-ins carry their own credential: an API key, a sign-in link, a passkey.
+  'dashboard.session.create': 'public',
+  'dashboard.signInLinks.redeem': 'public',
+  'dashboard.passkeys.authenticationOptions': 'public',
+  'dashboard.passkeys.authenticate': 'public',
   // The unguessable invite id is the credential.
   'dashboard.invites.get': 'public',
   'dashboard.invites.accept': 'public',
+  'dashboard.page': 'public',
+  'dashboard.asset': 'public',
   'health.live': 'public',
   'health.ready': 'public',
   'openapi.get': 'public',
@@ -76,6 +96,7 @@ export const OPERATIONS = {
   'organization.setPlan': 'operator',
   'organization.list': 'operator',
   'apiKeys.issue': 'operator',
+  'signInLinks.issue': 'operator',
   'credentials.rotateKeys': 'operator',
   'emulators.run': 'operator',
 } as const satisfies Record<string, Access>;

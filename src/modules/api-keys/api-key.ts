@@ -1,4 +1,6 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isSecretOf, newSecret } from '../../shared/secret.js';
+
+export { hashSecret, sameHash } from '../../shared/secret.js';
 
 /** The shape of a key as the API shows it; the secret is never part of it. */
 export interface ApiKey {
@@ -13,8 +15,6 @@ export interface ApiKey {
 }
 
 export const SECRET_PREFIX = 'amk_';
-// amk_ + 32 random bytes in base64url (43 characters).
-const SECRET_PATTERN = /^amk_[A-Za-z0-9_-]{43}$/;
 const DISPLAY_PREFIX_LENGTH = 12;
 
 export interface NewSecret {
@@ -24,14 +24,8 @@ export interface NewSecret {
 }
 
 export function generateSecret(): NewSecret {
-  const secret = SECRET_PREFIX + randomBytes(32).toString('base64url');
-  return { secret, hash: hashSecret(secret), prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH) };
+  const { secret, hash } = newSecret(SECRET_PREFIX);
+  return { secret, hash, prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH) };
 }
 
-export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
-
-export const isWellFormedSecret = (secret: string): boolean => SECRET_PATTERN.test(secret);
-
-/** Constant-time comparison of two hex digests of equal length. */
-export const sameHash = (a: string, b: string): boolean =>
-  a.length === b.length && timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
+export const isWellFormedSecret = (secret: string): boolean => isSecretOf(SECRET_PREFIX, secret);

@@ -22,6 +22,7 @@ type Viewer = Pick<Caller, 'organizationId' | 'principal'> | null;
 
 export interface AcceptedInvite extends IssuedKey {
   member: Member;
+  organizationId: string;
 }
 
 export interface InviteAcceptanceDeps {
@@ -170,7 +171,7 @@ export function createInviteAcceptance({
           expiresAt: null,
           actor,
         });
-        return { member, ...issued };
+        return { member, organizationId: invite.organization_id, ...issued };
       });
     },
   };

@@ -3,6 +3,7 @@ import type { Api } from '../../http/api.js';
 import { ok } from '../../http/envelope.js';
 import { contextOf } from '../../http/identity.js';
 import { BEARER, ERRORS, Nullable, Ok, PUBLIC, Timestamp } from '../../http/schemas.js';
+import { signInRequestOf, type SessionCookies } from '../../http/session-cookie.js';
 import { ApiKeySchema } from '../api-keys/index.js';
 import { MemberSchema, RoleSchema } from '../members/index.js';
 import { DisplayName } from '../organizations/index.js';
@@ -100,8 +101,24 @@ export function inviteRoutes(app: Api, services: { invites: InvitesService }): v
   });
 }
 
-/** The dashboard pair behind an invite link: no API key, the unguessable invite id is the credential. */
-export function dashboardInviteRoutes(app: Api, services: { inviteAcceptance: InviteAcceptance }): void {
+/** Starts a dashboard session for a member in its own transaction (the sessions service). */
+type StartSessionFor = (args: {
+  organizationId: string;
+  memberId: string;
+  method: 'invite';
+  userAgent: string | null;
+  replacing: string | null;
+}) => Promise<{ token: string; expiresAt: string }>;
+
+/**
+ * The dashboard pair behind an invite link: no API key, the unguessable invite id is the
+ * credential. Accepting also signs the new member in (a session cookie, design.md §10).
+ */
+export function dashboardInviteRoutes(
+  app: Api,
+  services: { inviteAcceptance: InviteAcceptance; sessions: { startFor: StartSessionFor } },
+  cookies: SessionCookies,
+): void {
   const invites = services.inviteAcceptance;
 
   app.get('/invites/:inviteId', {
@@ -137,7 +154,8 @@ export function dashboardInviteRoutes(app: Api, services: { inviteAcceptance: In
       security: PUBLIC,
       summary: 'Accept an invite',
       description:
-        'Creates the member and its first API key, shown once in `apiKey`. Single use: 409 once it was accepted.',
+        'Creates the member and its first API key, shown once in `apiKey`, and signs the member in to the dashboard ' +
+        '(sets the `appmeta_session` cookie). Single use: 409 once it was accepted.',
       params: InviteParams,
       body: Type.Object({ name: DisplayName }, { additionalProperties: false }),
       response: {
@@ -147,6 +165,13 @@ export function dashboardInviteRoutes(app: Api, services: { inviteAcceptance: In
     },
     handler: async (request, reply) => {
       const accepted = await invites.accept(request.params.inviteId, request.body, request.caller);
+      const session = await services.sessions.startFor({
+        organizationId: accepted.organizationId,
+        memberId: accepted.member.id,
+        method: 'invite',
+        ...signInRequestOf(request),
+      });
+      cookies.set(reply, session.token, session.expiresAt);
       return reply.code(201).header('Cache-Control', 'no-store').send(ok(accepted));
     },
   });

@@ -1,6 +1,8 @@
 /**
  * The listing fields of each store and their limits (design.md §9, stores.md §3). Lengths are
- * counted in Unicode code points, the safe reading of "characters" for both stores.
+ * counted in Unicode code points, the safe reading of "characters" for both stores. The dashboard
+ * imports this file as it is, so the browser counts and checks with the same rules: keep it free
+ * of Node APIs.
  */
 import { textProblem } from '../../shared/text.js';
 import type { Store } from '../../shared/stores.js';
@@ -70,6 +72,9 @@ export const codePoints = (text: string): number => {
 };
 
 const KEYWORDS_BYTE_BUDGET = 100;
+
+/** UTF-8 length, the unit of Apple's keyword guidance (TextEncoder: the dashboard runs this file too). */
+export const utf8Bytes = (text: string): number => new TextEncoder().encode(text).length;
 
 /** What is wrong with a value: the message, and for a length rule its limit and the value's length. */
 export interface FieldProblem {
@@ -160,12 +165,10 @@ export function listingWarnings(store: Store, values: Readonly<Record<string, st
 function keywordWarnings(keywords: string, appName: string | null): Warning[] {
   const warnings: Warning[] = [];
   const field = 'keywords';
-  if (Buffer.byteLength(keywords, 'utf8') > KEYWORDS_BYTE_BUDGET) {
+  const bytes = utf8Bytes(keywords);
+  if (bytes > KEYWORDS_BYTE_BUDGET) {
     // Apple's help says 100 bytes while its API counts characters (stores.md §3): warn, do not block.
-    warnings.push({
-      field,
-      message: `is ${Buffer.byteLength(keywords, 'utf8')} UTF-8 bytes; Apple's guidance is 100 bytes`,
-    });
+    warnings.push({ field, message: `is ${bytes} UTF-8 bytes; Apple's guidance is 100 bytes` });
   }
   if (/,\s|\s,/.test(keywords)) {
     warnings.push({

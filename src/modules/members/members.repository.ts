@@ -46,6 +46,16 @@ export async function findMemberByEmail(db: Executor, organizationId: string, em
     .executeTakeFirst();
 }
 
+/** Operator lookup across organizations (CLI only): every membership of an address. */
+export async function findMembersByEmailAnywhere(db: Executor, email: string) {
+  return db
+    .selectFrom('members')
+    .select(['id', 'organization_id'])
+    .where('email', '=', email)
+    .orderBy('organization_id')
+    .execute();
+}
+
 export async function countMembers(db: Executor, organizationId: string, role?: Role): Promise<number> {
   let query = db
     .selectFrom('members')
@@ -86,6 +96,7 @@ export const membersRepository = {
   insert: insertMember,
   list: listMembers,
   find: findMember,
+  findByEmailAnywhere: findMembersByEmailAnywhere,
   findAnywhere: findMemberAnywhere,
   findByEmail: findMemberByEmail,
   count: countMembers,

@@ -17,9 +17,18 @@ export interface MembersServiceDeps {
   apiKeys: {
     revokeOfMember(db: Executor, organizationId: string, memberId: string, at: string): Promise<void>;
   };
+  /** Ends every dashboard session of a member: at removal, and when the role changes. */
+  sessions: { endOfMember(db: Executor, organizationId: string, memberId: string): Promise<void> };
 }
 
-export function createMembersService({ db, clock, audit, organizations, apiKeys }: MembersServiceDeps) {
+export function createMembersService({
+  db,
+  clock,
+  audit,
+  organizations,
+  apiKeys,
+  sessions,
+}: MembersServiceDeps) {
   /**
    * Runs a change to one member under the organization's lock, after checking that an admin
    * would remain: "an organization always keeps at least one admin" (design.md §6) must hold
@@ -48,7 +57,7 @@ export function createMembersService({ db, clock, audit, organizations, apiKeys 
       return members.list(db, ctx.organizationId);
     },
 
-    /** Changes a member's role; 400 when it would demote the last admin. */
+    /** Changes a member's role (ending their dashboard sessions); 400 when it would demote the last admin. */
     async updateRole(ctx: RequestContext, memberId: string, role: Role): Promise<{ id: string; role: Role }> {
       authorize(ctx, 'members.updateRole');
       return changeMember(
@@ -58,6 +67,7 @@ export function createMembersService({ db, clock, audit, organizations, apiKeys 
         async (trx, member) => {
           if (member.role !== role) {
             await members.updateRole(trx, ctx.organizationId, member.id, role);
+            await sessions.endOfMember(trx, ctx.organizationId, member.id);
             await audit.record(
               trx,
               ctx,
@@ -71,7 +81,7 @@ export function createMembersService({ db, clock, audit, organizations, apiKeys 
       );
     },
 
-    /** Removes a member and revokes all its keys in the same transaction; 400 for the last admin. */
+    /** Removes a member, revoking its keys and ending its sessions in the same transaction; 400 for the last admin. */
     async remove(ctx: RequestContext, memberId: string): Promise<Member> {
       authorize(ctx, 'members.remove');
       return changeMember(
@@ -80,6 +90,7 @@ export function createMembersService({ db, clock, audit, organizations, apiKeys 
         (member) => member.role === 'admin',
         async (trx, member) => {
           await apiKeys.revokeOfMember(trx, ctx.organizationId, member.id, clock.now().toISOString());
+          await sessions.endOfMember(trx, ctx.organizationId, member.id);
           await members.delete(trx, ctx.organizationId, member.id);
           await audit.record(
             trx,

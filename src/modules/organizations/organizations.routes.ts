@@ -1,7 +1,9 @@
 import type { Api } from '../../http/api.js';
 import { ok } from '../../http/envelope.js';
 import { contextOf } from '../../http/identity.js';
-import { BEARER, ERRORS, PageQuery, pageOf } from '../../http/schemas.js';
+import { Type } from '@sinclair/typebox';
+import { BEARER, ERRORS, Nullable, Ok, PageQuery, pageOf, StringEnum } from '../../http/schemas.js';
+import { PLAN_NAMES } from './plans.js';
 import type { OrganizationsService } from './organizations.service.js';
 import * as S from './organizations.schemas.js';
 
@@ -19,6 +21,30 @@ export function organizationRoutes(app: Api, services: { organizations: Organiza
       response: { 200: S.GetOrganizationResponse, ...ERRORS },
     },
     handler: async (request) => ok(await organizations.get(contextOf(request))),
+  });
+
+  app.get('/organization/usage', {
+    schema: {
+      operationId: 'organization.usage',
+      tags: ['organization'],
+      summary: 'What the organization uses of its plan',
+      description:
+        "Projects and seats (members plus pending invites) used, with the plan's limits (null: unlimited). " +
+        "Requests this minute are in every response's X-RateLimit-* headers.",
+      security: BEARER,
+      response: {
+        200: Ok(
+          Type.Object({
+            plan: StringEnum(PLAN_NAMES),
+            projects: Type.Object({ used: Type.Integer(), limit: Nullable(Type.Integer()) }),
+            seats: Type.Object({ used: Type.Integer(), limit: Nullable(Type.Integer()) }),
+            requestsPerMinute: Type.Integer(),
+          }),
+        ),
+        ...ERRORS,
+      },
+    },
+    handler: async (request) => ok(await organizations.usage(contextOf(request))),
   });
 
   app.patch('/organization', {

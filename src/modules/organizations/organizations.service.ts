@@ -12,12 +12,24 @@ import {
   type OrganizationSettings,
 } from './organization.js';
 import { organizationsRepository as organizations } from './organizations.repository.js';
-import type { Plan } from './plans.js';
+import { PLANS, type Plan } from './plans.js';
+import type { Clock } from '../../shared/clock.js';
 
 export interface OrganizationsServiceDeps {
   db: Executor;
+  clock: Clock;
   audit: AuditLog;
   members: Pick<MembersRepository, 'count'>;
+  /** Pending invites that hold a seat (the invites repository). */
+  invites: { countSeatHolding(db: Executor, organizationId: string, now: string): Promise<number> };
+}
+
+/** What the organization uses of its plan; a null limit is unlimited. */
+export interface Usage {
+  plan: Plan;
+  projects: { used: number; limit: number | null };
+  seats: { used: number; limit: number | null };
+  requestsPerMinute: number;
 }
 
 /** The organization as the API shows it, or 404. */
@@ -38,11 +50,28 @@ export async function readOrganization(
   };
 }
 
-export function createOrganizationsService({ db, audit, members }: OrganizationsServiceDeps) {
+export function createOrganizationsService({ db, clock, audit, members, invites }: OrganizationsServiceDeps) {
   return {
     async get(ctx: RequestContext): Promise<Organization> {
       authorize(ctx, 'organization.get');
       return readOrganization(db, members, ctx.organizationId);
+    },
+
+    /** Projects and seats (members and pending invites) used, against the plan's limits. */
+    async usage(ctx: RequestContext): Promise<Usage> {
+      authorize(ctx, 'organization.usage');
+      const row = await organizations.find(db, ctx.organizationId);
+      if (row === undefined) throw notFound('Organization');
+      const plan = PLANS[row.plan as Plan];
+      const seats =
+        (await members.count(db, ctx.organizationId)) +
+        (await invites.countSeatHolding(db, ctx.organizationId, clock.now().toISOString()));
+      return {
+        plan: row.plan as Plan,
+        projects: { used: row.project_count, limit: plan.projects },
+        seats: { used: seats, limit: plan.seats },
+        requestsPerMinute: plan.requestsPerMinute,
+      };
     },
 
     /** Renames and/or merges settings (design.md §7); records the change in the audit log. */

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { ProjectsTable } from '../../db/tables.js';
@@ -51,6 +52,34 @@ export async function listProjects(
   // An empty page (past the end, or no projects) has no row to carry the count.
   const total = rows[0]?.total ?? (await projectCount(db, organizationId))[0]?.project_count ?? 0;
   return { projects: rows.map(toProject), total };
+}
+
+/**
+ * One page of the projects whose name contains `search` (case-insensitive), and how many match.
+ * A search reads the organization's projects (its index bounds it), unlike the plain page.
+ */
+export async function searchProjects(
+  db: Executor,
+  organizationId: string,
+  search: string,
+  page: { limit: number; offset: number },
+): Promise<{ projects: Project[]; total: number }> {
+  const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const matching = db
+    .selectFrom('projects')
+    .where('organization_id', '=', organizationId)
+    .where(sql<boolean>`lower(name) like ${pattern} escape '\\'`);
+  const [rows, count] = await Promise.all([
+    matching
+      .select(['id', 'name', 'app_store_app_id', 'play_store_package_name', 'created_at', 'updated_at'])
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    matching.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+  ]);
+  return { projects: rows.map(toProject), total: Number(count.count) };
 }
 
 const projectById = preparedQuery((db: Executor, organizationId: string, id: string) =>
@@ -113,6 +142,7 @@ export function toProject(row: ProjectColumns): Project {
 export const projectsRepository = {
   insert: insertProject,
   listPage: listProjects,
+  search: searchProjects,
   findRow: findProjectRow,
   findAnywhere: findProjectAnywhere,
   update: updateProject,

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { Api } from '../../http/api.js';
 import { ok } from '../../http/envelope.js';
 import { contextOf } from '../../http/identity.js';
@@ -16,12 +17,19 @@ export function projectRoutes(app: Api, services: { projects: ProjectsService })
       tags,
       summary: 'List projects',
       description:
-        'Newest first (createdAt descending, then id). `total` counts all projects of the organization.',
+        'Newest first (createdAt descending, then id). `total` counts all projects of the organization, ' +
+        'or with `search` those whose name contains it (case-insensitive).',
       security: BEARER,
-      querystring: PageQuery(),
+      querystring: Type.Composite([
+        PageQuery(),
+        Type.Object({
+          search: Type.Optional(Type.String({ maxLength: 200, description: 'Part of the name' })),
+        }),
+      ]),
       response: { 200: S.ListProjectsResponse, ...ERRORS },
     },
-    handler: async (request) => ok(await projects.list(contextOf(request), pageOf(request.query))),
+    handler: async (request) =>
+      ok(await projects.list(contextOf(request), pageOf(request.query), request.query.search)),
   });
 
   app.post('/projects', {

@@ -43,9 +43,18 @@ export function createProjectsService({ db, clock, audit, organizations, listing
      * A page of projects, newest first. `total` is the organization's project counter, kept in
      * step with inserts and deletes, so a page costs the same whatever the organization's size.
      */
-    async list(ctx: RequestContext, page: { limit: number; offset: number }): Promise<ProjectPage> {
+    /** A page of projects, newest first; with `search`, only those whose name contains it. */
+    async list(
+      ctx: RequestContext,
+      page: { limit: number; offset: number },
+      search?: string,
+    ): Promise<ProjectPage> {
       authorize(ctx, 'projects.list');
-      const { projects: rows, total } = await projects.listPage(db, ctx.organizationId, page);
+      const term = search?.trim() ?? '';
+      const { projects: rows, total } =
+        term === ''
+          ? await projects.listPage(db, ctx.organizationId, page)
+          : await projects.search(db, ctx.organizationId, term, page);
       return { projects: rows, total, limit: page.limit, offset: page.offset };
     },
 

@@ -1,0 +1,117 @@
+/**
+ * Real Chromium for the dashboard's tests: Debian's /usr/bin/chromium driven by playwright-core
+ * (no browser is ever downloaded), headless, with the flags a machine without network needs.
+ * Also: the service listening on a real port with PUBLIC_URL = that address, and axe-core.
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startHarness, type Harness } from './harness.js';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The service on http://localhost:<port>, the address its PUBLIC_URL names (cookies, CSRF, WebAuthn). */
+export async function startListeningHarness(
+  env: Record<string, string> = {},
+): Promise<Harness & { url: string }> {
+  const port = await freePort();
+  const url = `http://localhost:${port}`;
+  const h = await startHarness({ env: { ...env, PUBLIC_URL: url } });
+  await h.app.listen({ port, host: '127.0.0.1' });
+  return Object.assign(h, { url });
+}
+
+/** A signed-in browser context: the session cookie of an API key sign-in, as the sign-in page sets it. */
+export async function signedInContext(browser: Browser, h: Harness & { url: string }, apiKey: string) {
+  const context = await browser.newContext({ baseURL: h.url });
+  const page = await context.newPage();
+  await page.goto('/sign-in');
+  await page.getByLabel('API key', { exact: true }).fill(apiKey);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('heading', { name: 'Projects' }).waitFor();
+  return { context, page };
+}
+
+/** A virtual platform authenticator (Chrome DevTools Protocol) that answers passkey prompts. */
+export async function addVirtualAuthenticator(context: BrowserContext, page: Page): Promise<void> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+}
+
+const AXE_SOURCE = fs.readFileSync(
+  path.join(path.dirname(createRequire(import.meta.url).resolve('axe-core')), 'axe.min.js'),
+  'utf8',
+);
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * axe-core's violations of impact serious or critical on the page as it is. axe is evaluated
+ * through the DevTools protocol, which the page's Content-Security-Policy does not govern.
+ */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run();
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target })),
+    }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** With APPMETA_SCREENSHOTS=1, the page as it looks goes to docs/images/<name>.png for the README. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.APPMETA_SCREENSHOTS !== '1') return;
+  await page.screenshot({
+    path: path.join(import.meta.dirname, '..', '..', 'docs', 'images', `${name}.png`),
+    fullPage: true,
+  });
+}

@@ -1,0 +1,92 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { api, ApiError, unwrap } from './api/client';
+import { Account } from './pages/Account';
+import { Invite } from './pages/Invite';
+import { ListingEditor } from './pages/ListingEditor';
+import { Organization } from './pages/Organization';
+import { Project } from './pages/Project';
+import { Projects } from './pages/Projects';
+import { RedeemLink, SignIn } from './pages/SignIn';
+import { Link, match, navigate, usePath } from './router';
+import { useSession } from './session';
+
+export function App() {
+  const path = usePath();
+  const signInLink = match('/sign-in/:token', path);
+  if (signInLink) return <RedeemLink token={signInLink.token!} />;
+  if (path === '/sign-in') return <SignIn />;
+  const invite = match('/invite/:inviteId', path);
+  if (invite) return <Invite inviteId={invite.inviteId!} />;
+  return <SignedIn path={path} />;
+}
+
+function SignedIn({ path }: { path: string }) {
+  const session = useSession();
+  const client = useQueryClient();
+  const signOut = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/api/dashboard/session')),
+    onSettled: () => {
+      client.clear();
+      navigate('/sign-in');
+    },
+  });
+  const unauthorized = session.error instanceof ApiError && session.error.status === 401;
+  useEffect(() => {
+    if (unauthorized) navigate(`/sign-in?next=${encodeURIComponent(path)}`, { replace: true });
+  }, [unauthorized, path]);
+  if (session.isPending || unauthorized) return <p className="loading">Loading…</p>;
+  if (session.error) return <p role="alert">{session.error.message}</p>;
+  const me = session.data;
+
+  let page;
+  let params: Record<string, string> | null;
+  if (path === '/' || path === '/projects') page = <Projects session={me} />;
+  else if ((params = match('/projects/:projectId/listings/:locale', path)))
+    page = <ListingEditor session={me} projectId={params.projectId!} locale={params.locale!} />;
+  else if ((params = match('/projects/:projectId', path)))
+    page = <Project session={me} projectId={params.projectId!} />;
+  else if (path === '/organization') page = <Organization session={me} />;
+  else if (path === '/account') page = <Account session={me} />;
+  else
+    page = (
+      <>
+        <h1>Page not found</h1>
+        <p>
+          <Link href="/projects">Back to the projects</Link>
+        </p>
+      </>
+    );
+
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header>
+        <span className="brand">appmeta</span>
+        <nav aria-label="Main">
+          <Link
+            href="/projects"
+            aria-current={path.startsWith('/projects') || path === '/' ? 'page' : undefined}
+          >
+            Projects
+          </Link>
+          <Link href="/organization" aria-current={path === '/organization' ? 'page' : undefined}>
+            Organization
+          </Link>
+          <Link href="/account" aria-current={path === '/account' ? 'page' : undefined}>
+            Account
+          </Link>
+        </nav>
+        <span className="who">
+          {me.member.name} · {me.organization.name} · {me.role}
+        </span>
+        <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+          Sign out
+        </button>
+      </header>
+      <main id="main">{page}</main>
+    </>
+  );
+}

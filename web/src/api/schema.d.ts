@@ -1,0 +1,4388 @@
+// Generated from the OpenAPI document by `npm run web:types`; do not edit.
+
+export interface paths {
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The process is up */
+        get: operations["health.live"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The database answers
+         * @description 503 while the database cannot be reached.
+         */
+        get: operations["health.ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List projects
+         * @description Newest first (createdAt descending, then id). `total` counts all projects of the organization, or with `search` those whose name contains it (case-insensitive).
+         */
+        get: operations["projects.list"];
+        put?: never;
+        /**
+         * Create a project
+         * @description Role member or admin. 403 USAGE_LIMIT_EXCEEDED when the plan allows no more projects.
+         */
+        post: operations["projects.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one project with its metadata */
+        get: operations["projects.get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a project and all its metadata
+         * @description Admin only. Cannot be undone.
+         */
+        delete: operations["projects.delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a project
+         * @description Partial update. `null` clears a store identifier.
+         */
+        patch: operations["projects.update"];
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pull the latest listings from the store(s)
+         * @description Runs synchronously. Three-way merge: fields not edited here take the store value; fields changed on both sides are listed in `conflicts` and keep the local value. 200 whenever the request was valid and ran; each store reports `synced` and, when false, an `error`. 400 when the named store has no identifier on the project.
+         */
+        post: operations["projects.sync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push listing changes to the store(s)
+         * @description Runs synchronously. Pushes only changed fields, never deletes a store locale. Each store reports `pushed` and, when false, an `error`. With `dryRun: true`, answers the changes it would write instead.
+         */
+        post: operations["projects.push"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recorded syncs and pushes
+         * @description Who ran which sync or push when, on which stores and locales, and its outcome. Newest first.
+         */
+        get: operations["projects.operations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/listings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * All listings of a project
+         * @description Every store and locale, each field with `value` (working copy), `base` (store at last sync/push) and state.
+         */
+        get: operations["listings.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/listings/{store}/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One listing */
+        get: operations["listings.get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a local locale
+         * @description Removes the locale here. If the store has it, it is removed from the store only by a push with `prune: true` (`pendingStoreRemoval`).
+         */
+        delete: operations["listings.delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a listing (creates the locale if new)
+         * @description Partial update; `null` clears a field. Limits of design.md §9 are errors (one `details` entry per field); advice (keyword hygiene, the other platform named, placeholder text) comes back in `data.warnings`.
+         */
+        patch: operations["listings.update"];
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a push would change
+         * @description Per store, per locale, per field: old (base) → new (working copy). Empty and `inSync` when nothing is pending.
+         */
+        get: operations["listings.diff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/listings/{store}/{locale}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Change history of a listing
+         * @description Every change: who, when, field, old, new, and its source (edit, revert, copy, import, sync, push). Newest first.
+         */
+        get: operations["listings.history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/listings/{store}/{locale}/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revert a field to a history entry
+         * @description Sets the entry's field to its value before the entry (`to: "before"`, undo) or after it; recorded as a new change.
+         */
+        post: operations["listings.revert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/listings/copy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copy texts between stores or locales
+         * @description Maps fields between the stores (App Store name ↔ Play title, subtitle ↔ shortDescription, description ↔ fullDescription) and locale codes (e.g. zh-Hans → zh-CN). Validated like an edit.
+         */
+        post: operations["listings.copy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve the pending changes
+         * @description Admin only. Binds the approval to the current diff; any later edit voids it. With `hash` (from GET /diff), 409 CONFLICT when the pending changes are no longer the ones reviewed.
+         */
+        post: operations["listings.approve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export listings in the fastlane layout
+         * @description A tar.gz (default) or zip of `fastlane/metadata/<locale>/*.txt` (deliver) and `fastlane/metadata/android/<language>/*.txt` (supply), with the working copies.
+         */
+        get: operations["listings.export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the caller's organization */
+        get: operations["organization.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename the organization or change settings
+         * @description Admin only. `settings` keys are merged; domains are lower-cased and de-duplicated.
+         */
+        patch: operations["organization.update"];
+        trace?: never;
+    };
+    "/api/v1/organization/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the organization uses of its plan
+         * @description Projects and seats (members plus pending invites) used, with the plan's limits (null: unlimited). Requests this minute are in every response's X-RateLimit-* headers.
+         */
+        get: operations["organization.usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the audit log
+         * @description Admin only. Every state change of the organization, newest first.
+         */
+        get: operations["auditLog.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List members
+         * @description All members, oldest first.
+         */
+        get: operations["members.list"];
+        put?: never;
+        /**
+         * Invite a member (share link)
+         * @description Admin only. No e-mail is sent: share `inviteUrl` with the invitee. Expires after 7 days, single use. Re-inviting a pending address replaces its invite. 403 USAGE_LIMIT_EXCEEDED when all seats are taken.
+         */
+        post: operations["invites.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/members/{memberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Admin only. Revokes all of the member's API keys at once. Removing the last admin is 400.
+         */
+        delete: operations["members.remove"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Admin only. Demoting the last admin is 400.
+         */
+        patch: operations["members.updateRole"];
+        trace?: never;
+    };
+    "/api/v1/organization/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pending invites
+         * @description Admin only. Invites not yet accepted or revoked; `status` is `expired` past `expiresAt`.
+         */
+        get: operations["invites.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/invites/{inviteId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a pending invite */
+        delete: operations["invites.revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List active API keys
+         * @description The caller's own keys; admins may pass `memberId` for another member's.
+         */
+        get: operations["apiKeys.list"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description The secret is in `apiKey`, shown once (the response is `Cache-Control: no-store`). Admins may pass `memberId` to create a key for another member.
+         */
+        post: operations["apiKeys.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Effective at once. Admins may revoke other members' keys.
+         */
+        delete: operations["apiKeys.revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which store credentials are set
+         * @description Admin only. Metadata only (issuer and key id, service account e-mail); secrets are never returned.
+         */
+        get: operations["credentials.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/credentials/appstore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set App Store Connect API credentials
+         * @description Admin only. `privateKey` is the .p8 file (PEM, P-256). Encrypted at rest with AES-256-GCM.
+         */
+        put: operations["credentials.setAppStore"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/credentials/playstore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a Google Play service account key
+         * @description Admin only. `serviceAccount` is the JSON key (object or string). Its token_uri is ignored: tokens come from GOOGLE_TOKEN_URL. Encrypted at rest with AES-256-GCM.
+         */
+        put: operations["credentials.setPlayStore"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/credentials/{store}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a store's credentials */
+        delete: operations["credentials.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/credentials/{store}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the credentials against the store
+         * @description Admin only. `verified: false` with the store's `error` when the store refuses them.
+         */
+        post: operations["credentials.verify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/locales": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The locale codes of each store
+         * @description Each store's codes with their English names (Apple zh-Hans, Google zh-CN: codes stay store-native), the codes both stores accept as written, and with `projectId` the locales that project has in each store.
+         */
+        get: operations["locales.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import listings from a fastlane tree
+         * @description Body: a tar.gz or zip (Content-Type application/gzip or application/zip, up to 10 MiB): a fastlane folder or a whole repository. The tree read is `fastlane/metadata` (deliver: `<locale>/*.txt`; supply: `android/<language>/*.txt`) or the folder named by `path`; several trees without `path` are 400 listing them. deliver values are trimmed; supply files lose one final line break (single-line fields are trimmed); empty files never clear a field; deliver's `default/` fills the locale folders lacking a file. Validated like any edit, all or nothing; everything else in the tree is reported in `skipped` with the reason. The archive may expand to 20 MiB (5 MiB per file, 5,000 files, 16 folders deep); a larger one is 413, and links, paths outside the archive, repeated names or overlapping zip records are 400.
+         */
+        post: operations["listings.import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/invites/{inviteId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show an invite
+         * @description 404 for an unknown or revoked invite; 409 for one already used (when and, to an admin of its organization sending its API key, by whom); 400 for an expired one.
+         */
+        get: operations["dashboard.invites.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/invites/{inviteId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invite
+         * @description Creates the member and its first API key, shown once in `apiKey`, and signs the member in to the dashboard (sets the `appmeta_session` cookie). Single use: 409 once it was accepted.
+         */
+        post: operations["dashboard.invites.accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who am I */
+        get: operations["dashboard.session.get"];
+        put?: never;
+        /**
+         * Sign in with an API key
+         * @description Starts a session for the key's member and sets the `appmeta_session` cookie; a session cookie sent along is ended (rotation).
+         */
+        post: operations["dashboard.session.create"];
+        /**
+         * Sign out
+         * @description Ends the session of this request and clears its cookie.
+         */
+        delete: operations["dashboard.session.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/sign-in-links/{token}/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a one-time link
+         * @description 404 for an unknown link, 409 for a used one, 400 for an expired one (links last 15 minutes).
+         */
+        post: operations["dashboard.signInLinks.redeem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/passkeys/authentication/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin a passkey sign-in
+         * @description Options for `navigator.credentials.get`, and the id of their challenge (valid 5 minutes, single use).
+         */
+        post: operations["dashboard.passkeys.authenticationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/passkeys/authentication/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with a passkey */
+        post: operations["dashboard.passkeys.authenticate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Signed-in devices
+         * @description The caller's own sessions that have not ended.
+         */
+        get: operations["dashboard.sessions.list"];
+        put?: never;
+        post?: never;
+        /**
+         * Sign out everywhere
+         * @description Ends every session of the caller, this one included.
+         */
+        delete: operations["dashboard.sessions.deleteAll"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Sign out one device */
+        delete: operations["dashboard.sessions.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/sign-in-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a one-time sign-in link for a member
+         * @description Admin only. No e-mail is sent: share `url`. Valid 15 minutes, single use.
+         */
+        post: operations["dashboard.signInLinks.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's passkeys */
+        get: operations["dashboard.passkeys.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/passkeys/registration/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin adding a passkey
+         * @description Options for `navigator.credentials.create`; needs a session (the challenge is kept on it).
+         */
+        post: operations["dashboard.passkeys.registrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/passkeys/registration/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a passkey */
+        post: operations["dashboard.passkeys.register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/passkeys/{passkeyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a passkey */
+        delete: operations["dashboard.passkeys.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description The error envelope */
+        ErrorResponse: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @description One of the codes of the error table (design.md §5) */
+                code: string;
+                message: string;
+                /** @description Present on validation failures: one entry per offending field, all of them */
+                details?: {
+                    field: string;
+                    message: string;
+                    /** @description For a length rule: the limit broken */
+                    limit?: number;
+                    /** @description For a length rule: the value's length (Unicode code points) */
+                    length?: number;
+                }[];
+            };
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    "health.live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            status: "ok";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "health.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            status: "ready";
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "projects.list": {
+        parameters: {
+            query?: {
+                /** @description 1..100 */
+                limit?: number;
+                offset?: number;
+                /** @description Part of the name */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            projects: {
+                                /** @example proj_0123456789abcdefghjkmnpqrs */
+                                id: string;
+                                name: string;
+                                appStoreAppId: string | null;
+                                playStorePackageName: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "projects.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1..200 characters on one line; surrounding whitespace is trimmed */
+                    name: string;
+                    /**
+                     * @description Numeric App Store app id
+                     * @example 1234567890
+                     */
+                    appStoreAppId?: string;
+                    /**
+                     * @description Google Play package name
+                     * @example com.example.app
+                     */
+                    playStorePackageName?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            projectId: string;
+                            project: {
+                                /** @example proj_0123456789abcdefghjkmnpqrs */
+                                id: string;
+                                name: string;
+                                appStoreAppId: string | null;
+                                playStorePackageName: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "projects.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            project: {
+                                /** @example proj_0123456789abcdefghjkmnpqrs */
+                                id: string;
+                                name: string;
+                                appStoreAppId: string | null;
+                                playStorePackageName: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                                metadata: {
+                                    /** @description Sorted union of the locales with a listing in either store */
+                                    locales: string[];
+                                    lastSyncedAt: string | null;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "projects.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deleted: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "projects.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1..200 characters on one line; surrounding whitespace is trimmed */
+                    name?: string;
+                    appStoreAppId?: string | null;
+                    playStorePackageName?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            project: {
+                                /** @example proj_0123456789abcdefghjkmnpqrs */
+                                id: string;
+                                name: string;
+                                appStoreAppId: string | null;
+                                playStorePackageName: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "projects.sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @default both
+                     * @enum {string}
+                     */
+                    store?: "appstore" | "playstore" | "both";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            syncedLocales: string[];
+                            appStore: {
+                                synced: boolean;
+                                locales: number;
+                                conflicts?: number;
+                                error?: {
+                                    code: string;
+                                    message: string;
+                                };
+                            };
+                            playStore: {
+                                synced: boolean;
+                                locales: number;
+                                conflicts?: number;
+                                error?: {
+                                    code: string;
+                                    message: string;
+                                };
+                            };
+                            /** @description Fields changed here and in the store; the local value was kept */
+                            conflicts: {
+                                store: string;
+                                locale: string;
+                                field: string;
+                                localValue: string | null;
+                                storeValue: string | null;
+                            }[];
+                            failures: {
+                                store: string;
+                                locale: string | null;
+                                field: string | null;
+                                error: {
+                                    code: string;
+                                    message: string;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "projects.push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @default both
+                     * @enum {string}
+                     */
+                    store?: "appstore" | "playstore" | "both";
+                    /** @description Locales to push; all when omitted */
+                    locales?: string[];
+                    /** @description Answer what the push would change (per store, locale, field) without writing */
+                    dryRun?: boolean;
+                    /** @description Also delete from the store the locales deleted here (default false: additive) */
+                    prune?: boolean;
+                    /** @description Google Play: commit the edit with changesNotSentForReview=true */
+                    changesNotSentForReview?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            pushedLocales: string[];
+                            appStore: {
+                                pushed: boolean;
+                                locales: number;
+                                error?: {
+                                    code: string;
+                                    message: string;
+                                };
+                            };
+                            playStore: {
+                                pushed: boolean;
+                                locales: number;
+                                error?: {
+                                    code: string;
+                                    message: string;
+                                };
+                            };
+                            /** @description Everything a store refused: store, locale, field, the store error */
+                            failures: {
+                                store: string;
+                                locale: string | null;
+                                field: string | null;
+                                error: {
+                                    code: string;
+                                    message: string;
+                                };
+                            }[];
+                        } | {
+                            /** @enum {boolean} */
+                            dryRun: true;
+                            stores: string[];
+                            changeCount: number;
+                            changes: {
+                                [key: string]: {
+                                    [key: string]: {
+                                        [key: string]: {
+                                            old: string | null;
+                                            new: string | null;
+                                            conflict?: {
+                                                storeValue: string | null;
+                                            };
+                                        };
+                                    };
+                                };
+                            };
+                            approval: {
+                                required: boolean;
+                                approved: boolean;
+                                approvedBy: string | null;
+                                approvedAt: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "projects.operations": {
+        parameters: {
+            query?: {
+                /** @description 1..100 */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            operations: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "sync" | "push";
+                                /** @enum {string} */
+                                status: "running" | "succeeded" | "partial" | "failed";
+                                actor: {
+                                    memberId: string | null;
+                                    operator: string | null;
+                                };
+                                stores: string[];
+                                locales: string[] | null;
+                                outcome: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                startedAt: string;
+                                finishedAt: string | null;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "listings.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            listings: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                /** @enum {string} */
+                                state: "unchanged" | "modified" | "conflict";
+                                /** @description Every field of the store, set or not */
+                                fields: {
+                                    [key: string]: {
+                                        value: string | null;
+                                        base: string | null;
+                                        /** @enum {string} */
+                                        state: "unchanged" | "modified" | "conflict";
+                                        storeValue?: string | null;
+                                    };
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "listings.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                /** @description The store's own code: Apple zh-Hans, Google zh-CN */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            listing: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                /** @enum {string} */
+                                state: "unchanged" | "modified" | "conflict";
+                                /** @description Every field of the store, set or not */
+                                fields: {
+                                    [key: string]: {
+                                        value: string | null;
+                                        base: string | null;
+                                        /** @enum {string} */
+                                        state: "unchanged" | "modified" | "conflict";
+                                        storeValue?: string | null;
+                                    };
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "listings.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                /** @description The store's own code: Apple zh-Hans, Google zh-CN */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deleted: boolean;
+                            pendingStoreRemoval: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "listings.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                /** @description The store's own code: Apple zh-Hans, Google zh-CN */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        /** @description Fields to change: App Store fields for an appstore listing, Google Play fields for a playstore listing. `null` or "" clears a field. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string | null;
+                    subtitle?: string | null;
+                    description?: string | null;
+                    keywords?: string | null;
+                    promotionalText?: string | null;
+                    whatsNew?: string | null;
+                    marketingUrl?: string | null;
+                    supportUrl?: string | null;
+                    privacyPolicyUrl?: string | null;
+                    title?: string | null;
+                    shortDescription?: string | null;
+                    fullDescription?: string | null;
+                    video?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            listing: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                /** @enum {string} */
+                                state: "unchanged" | "modified" | "conflict";
+                                /** @description Every field of the store, set or not */
+                                fields: {
+                                    [key: string]: {
+                                        value: string | null;
+                                        base: string | null;
+                                        /** @enum {string} */
+                                        state: "unchanged" | "modified" | "conflict";
+                                        storeValue?: string | null;
+                                    };
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                            /** @description Advice that did not block the write */
+                            warnings: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "listings.diff": {
+        parameters: {
+            query?: {
+                store?: "appstore" | "playstore" | "both";
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            inSync: boolean;
+                            changeCount: number;
+                            /** @description store → locale → field → {old: base, new: working copy} */
+                            stores: {
+                                [key: string]: {
+                                    [key: string]: {
+                                        [key: string]: {
+                                            old: string | null;
+                                            new: string | null;
+                                            conflict?: {
+                                                storeValue: string | null;
+                                            };
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description Locales deleted here that only a push with prune removes from the store */
+                            removedLocales: {
+                                [key: string]: string[];
+                            };
+                            /** @description SHA-256 of the whole project diff; approvals are bound to it */
+                            hash: string;
+                            approval: {
+                                required: boolean;
+                                approved: boolean;
+                                approvedBy: string | null;
+                                approvedAt: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "listings.history": {
+        parameters: {
+            query?: {
+                /** @description 1..100 */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                /** @description The store's own code: Apple zh-Hans, Google zh-CN */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            entries: {
+                                id: string;
+                                field: string;
+                                old: string | null;
+                                new: string | null;
+                                /** @enum {string} */
+                                source: "edit" | "revert" | "copy" | "import" | "sync" | "push";
+                                actor: {
+                                    memberId: string | null;
+                                    operator: string | null;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "listings.revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                /** @description The store's own code: Apple zh-Hans, Google zh-CN */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    historyId: string;
+                    /**
+                     * @description before undoes the entry
+                     * @default before
+                     * @enum {string}
+                     */
+                    to?: "before" | "after";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            listing: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                /** @enum {string} */
+                                state: "unchanged" | "modified" | "conflict";
+                                /** @description Every field of the store, set or not */
+                                fields: {
+                                    [key: string]: {
+                                        value: string | null;
+                                        base: string | null;
+                                        /** @enum {string} */
+                                        state: "unchanged" | "modified" | "conflict";
+                                        storeValue?: string | null;
+                                    };
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                            /** @description Advice that did not block the write */
+                            warnings: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "listings.copy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    from: {
+                        /** @enum {string} */
+                        store: "appstore" | "playstore";
+                        locale: string;
+                    };
+                    to: {
+                        /** @enum {string} */
+                        store: "appstore" | "playstore";
+                        /** @description Defaults to the mapped locale of `from` */
+                        locale?: string;
+                    };
+                    /** @description Source fields; default all mapped */
+                    fields?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            listing: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                /** @enum {string} */
+                                state: "unchanged" | "modified" | "conflict";
+                                /** @description Every field of the store, set or not */
+                                fields: {
+                                    [key: string]: {
+                                        value: string | null;
+                                        base: string | null;
+                                        /** @enum {string} */
+                                        state: "unchanged" | "modified" | "conflict";
+                                        storeValue?: string | null;
+                                    };
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                            /** @description Advice that did not block the write */
+                            warnings: {
+                                field: string;
+                                message: string;
+                            }[];
+                            copied: {
+                                from: string;
+                                to: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "listings.approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The diff hash as reviewed (GET /diff) */
+                    hash?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            approvalId: string;
+                            hash: string;
+                            changeCount: number;
+                            approvedBy: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            approvedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "listings.export": {
+        parameters: {
+            query?: {
+                format?: "fastlane";
+                archive?: "tar.gz" | "zip";
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive, as an attachment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": Blob;
+                    "application/zip": Blob;
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "organization.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            plan: "free" | "pro" | "enterprise";
+                            memberCount: number;
+                            settings: {
+                                /**
+                                 * @description A locale code both stores accept
+                                 * @example en-US
+                                 */
+                                defaultLocale: string;
+                                requireApproval: boolean;
+                                /** @description E-mail domains that invites may go to; empty = any */
+                                allowedDomains: string[];
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "organization.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1..200 characters on one line; surrounding whitespace is trimmed */
+                    name?: string;
+                    /** @description Merged into the current settings; unknown keys are 400 */
+                    settings?: {
+                        defaultLocale?: string;
+                        requireApproval?: boolean;
+                        allowedDomains?: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            name: string;
+                            settings: {
+                                /**
+                                 * @description A locale code both stores accept
+                                 * @example en-US
+                                 */
+                                defaultLocale: string;
+                                requireApproval: boolean;
+                                /** @description E-mail domains that invites may go to; empty = any */
+                                allowedDomains: string[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "organization.usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            plan: "free" | "pro" | "enterprise";
+                            projects: {
+                                used: number;
+                                limit: number | null;
+                            };
+                            seats: {
+                                used: number;
+                                limit: number | null;
+                            };
+                            requestsPerMinute: number;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "auditLog.list": {
+        parameters: {
+            query?: {
+                /** @description 1..100 */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            entries: {
+                                id: string;
+                                actor: {
+                                    memberId: string | null;
+                                    keyId: string | null;
+                                    operator: string | null;
+                                };
+                                /** @description The operation id, e.g. members.updateRole */
+                                action: string;
+                                target: {
+                                    type: string;
+                                    id: string;
+                                };
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "members.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            members: {
+                                id: string;
+                                email: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "admin" | "member" | "viewer";
+                                /** @enum {string} */
+                                status: "active";
+                                lastActive: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                joinedAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "invites.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    /** @enum {string} */
+                    role?: "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            inviteId: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "admin" | "member" | "viewer";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            expiresAt: string;
+                        };
+                        /** @enum {string} */
+                        delivery: "share_link";
+                        /** Format: uri */
+                        inviteUrl: string;
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "members.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                memberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "members.updateRole": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                memberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role: "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            role: "admin" | "member" | "viewer";
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "invites.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            invites: {
+                                inviteId: string;
+                                email: string;
+                                /** @enum {string} */
+                                role: "admin" | "member" | "viewer";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                expiresAt: string;
+                                status: "pending" | "expired";
+                                invitedBy: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "invites.revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                inviteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            revoked: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "apiKeys.list": {
+        parameters: {
+            query?: {
+                memberId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            keys: {
+                                id: string;
+                                name: string;
+                                memberId: string;
+                                /** @description First characters of the secret */
+                                prefix: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                lastUsedAt: string | null;
+                                expiresAt: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "apiKeys.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description 1..100 characters; surrounding whitespace is trimmed */
+                    name?: string;
+                    memberId?: string;
+                    expiresAt?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            apiKey: string;
+                            key: {
+                                id: string;
+                                name: string;
+                                memberId: string;
+                                /** @description First characters of the secret */
+                                prefix: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                lastUsedAt: string | null;
+                                expiresAt: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "apiKeys.revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            revoked: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "credentials.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            credentials: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                configured: boolean;
+                                issuerId?: string;
+                                keyId?: string;
+                                clientEmail?: string;
+                                projectId?: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "credentials.setAppStore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    issuerId: string;
+                    keyId: string;
+                    privateKey: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            store: "appstore" | "playstore";
+                            configured: boolean;
+                            issuerId?: string;
+                            keyId?: string;
+                            clientEmail?: string;
+                            projectId?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "credentials.setPlayStore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    serviceAccount: string | {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            store: "appstore" | "playstore";
+                            configured: boolean;
+                            issuerId?: string;
+                            keyId?: string;
+                            clientEmail?: string;
+                            projectId?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "credentials.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store: "appstore" | "playstore";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deleted: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "credentials.verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store: "appstore" | "playstore";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            store: string;
+                            verified: boolean;
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "locales.list": {
+        parameters: {
+            query?: {
+                projectId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            stores: {
+                                /** @description Apple's codes (case-sensitive) */
+                                appstore: {
+                                    code: string;
+                                    /** @description English name */
+                                    name: string;
+                                }[];
+                                /** @description Google Play's codes */
+                                playstore: {
+                                    code: string;
+                                    /** @description English name */
+                                    name: string;
+                                }[];
+                            };
+                            /** @description Codes both stores accept as written */
+                            common: string[];
+                            project: {
+                                appstore: string[];
+                                playstore: string[];
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "listings.import": {
+        parameters: {
+            query?: {
+                /** @description The folder to read as the metadata tree, relative to the archive root: one holding fastlane/metadata or metadata, or the metadata folder itself ("." for the root). Needed only when the archive holds several trees. */
+                path?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/gzip": Blob;
+                "application/zip": Blob;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description The folder read as the metadata tree ("" for the archive root) */
+                            tree: string;
+                            imported: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                fields: number;
+                            }[];
+                            /** @description What the tree holds besides listing texts (images, changelogs, other folders), and why */
+                            skipped: {
+                                /** @description A file, or a folder (ending with /) with everything in it */
+                                path: string;
+                                reason: string;
+                            }[];
+                            warnings: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.invites.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                inviteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            inviteId: string;
+                            organizationName: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "admin" | "member" | "viewer";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            expiresAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.invites.accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                inviteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1..200 characters on one line; surrounding whitespace is trimmed */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            member: {
+                                id: string;
+                                email: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "admin" | "member" | "viewer";
+                                /** @enum {string} */
+                                status: "active";
+                                lastActive: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                joinedAt: string;
+                            };
+                            apiKey: string;
+                            key: {
+                                id: string;
+                                name: string;
+                                memberId: string;
+                                /** @description First characters of the secret */
+                                prefix: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                lastUsedAt: string | null;
+                                expiresAt: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.session.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            member: {
+                                id: string;
+                                email: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "admin" | "member" | "viewer";
+                                /** @enum {string} */
+                                status: "active";
+                                lastActive: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                joinedAt: string;
+                            };
+                            organization: {
+                                id: string;
+                                name: string;
+                                plan: string;
+                            };
+                            /** @enum {string} */
+                            role: "admin" | "member" | "viewer";
+                            sessionId: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.session.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    apiKey: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description The cookie is set. */
+                        data: {
+                            sessionId: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            expiresAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.session.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {boolean} */
+                            signedOut: true;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.signInLinks.redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description The cookie is set. */
+                        data: {
+                            sessionId: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            expiresAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.passkeys.authenticationOptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            challengeId: string;
+                            options: {
+                                challenge: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.passkeys.authenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    challengeId: string;
+                    response: {
+                        id: string;
+                        rawId: string;
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description The cookie is set. */
+                        data: {
+                            sessionId: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            expiresAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.sessions.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            sessions: {
+                                id: string;
+                                /** @enum {string} */
+                                method: "api-key" | "sign-in-link" | "passkey" | "invite";
+                                userAgent: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                lastSeenAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                expiresAt: string;
+                                /** @description The session of this request */
+                                current: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.sessions.deleteAll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {boolean} */
+                            signedOut: true;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.sessions.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {boolean} */
+                            signedOut: true;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.signInLinks.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    memberId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            url: string;
+                            memberId: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            expiresAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.passkeys.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            passkeys: {
+                                id: string;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                lastUsedAt: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.passkeys.registrationOptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            challenge: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.passkeys.register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    response: {
+                        id: string;
+                        rawId: string;
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /** @description 1..200 characters on one line; surrounding whitespace is trimmed */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            lastUsedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "dashboard.passkeys.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                passkeyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {boolean} */
+                            removed: true;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+}

@@ -1,0 +1,23 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from './api/client';
+
+/** Who is signed in (member, organization, role); an ApiError 401 when nobody is. */
+export function useSession() {
+  return useQuery({
+    queryKey: ['session'],
+    queryFn: () => unwrap(api.GET('/api/dashboard/session')),
+    retry: false,
+  });
+}
+
+export type Session = NonNullable<ReturnType<typeof useSession>['data']>;
+
+/** After a sign-in: forget everything cached for whoever was signed in before. */
+export function useSignedIn() {
+  const client = useQueryClient();
+  return () => client.resetQueries();
+}
+
+export const canEdit = (session: Session | undefined) =>
+  session?.role === 'admin' || session?.role === 'member';
+export const isAdmin = (session: Session | undefined) => session?.role === 'admin';

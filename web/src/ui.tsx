@@ -1,0 +1,63 @@
+/** Small shared pieces of the pages: errors, busy buttons, copy buttons, dates. */
+import { useState, type ButtonHTMLAttributes, type ReactNode } from 'react';
+import { ApiError } from './api/client';
+
+export function ErrorMessage({ error }: { error: unknown }) {
+  if (error === null || error === undefined) return null;
+  const message = error instanceof Error ? error.message : 'Something went wrong';
+  const details = error instanceof ApiError ? error.details : [];
+  return (
+    <div role="alert" className="error">
+      <p>{message}</p>
+      {details.length > 0 && (
+        <ul>
+          {details.map((d, i) => (
+            <li key={i}>
+              <strong>{d.field}</strong>: {d.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** A button that shows it is working and cannot be pressed twice meanwhile. */
+export function BusyButton({
+  busy,
+  busyLabel,
+  children,
+  ...rest
+}: ButtonHTMLAttributes<HTMLButtonElement> & { busy: boolean; busyLabel?: string; children: ReactNode }) {
+  return (
+    <button {...rest} disabled={busy || rest.disabled === true} aria-busy={busy}>
+      {busy ? (busyLabel ?? 'Working…') : children}
+    </button>
+  );
+}
+
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      onClick={() => {
+        void navigator.clipboard?.writeText(text).then(() => setCopied(true));
+      }}
+    >
+      {copied ? 'Copied' : label}
+    </button>
+  );
+}
+
+export const when = (iso: string | null | undefined): string =>
+  iso === null || iso === undefined ? '—' : new Date(iso).toLocaleString();
+
+export function Section({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section aria-label={title}>
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}

@@ -85,7 +85,7 @@ export async function runDashboard(): Promise<DashboardResult> {
         headers,
         payload: { name: `App ${i}` },
       });
-      projectId = (res.json() as { data: { projectId: string } }).data.projectId;
+      projectId = res.json<{ data: { projectId: string } }>().data.projectId;
     }
     await app.inject({
       method: 'PATCH',
@@ -133,7 +133,7 @@ export async function runDashboard(): Promise<DashboardResult> {
     await description.click();
     await page.keyboard.press('End');
     for (let i = 0; i < 200; i++) await page.keyboard.type('a');
-    const lags = (await page.evaluate('window.__lags')) as number[];
+    const lags = await page.evaluate<number[]>('window.__lags');
     await context.close();
 
     return {

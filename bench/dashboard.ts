@@ -10,12 +10,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { chromium } from 'playwright-core';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/database.js';
 import { WEB_ROOT } from '../src/http/dashboard.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { launchChromium } from '../test/support/chromium.js';
 
 export interface DashboardResult {
   firstLoadMs: { p50: number; max: number; runs: number };
@@ -58,18 +58,7 @@ export async function runDashboard(): Promise<DashboardResult> {
   const db = createDb(config.database);
   await migrateToLatest(db);
   const { app, services } = await buildApp({ config, db });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium();
   try {
     await app.listen({ port, host: '127.0.0.1' });
     const created = await services.organizations.create(

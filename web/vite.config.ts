@@ -1,7 +1,8 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
-// Built into web/dist by `npm run build`; the API process serves it (src/http/dashboard.ts).
+// Built into web/dist by `npm run build` (always NODE_ENV=production: Vitest's "test" would ship
+// React's development build); the API process serves it (src/http/dashboard.ts).
 export default defineConfig({
   root: import.meta.dirname,
   plugins: [react()],

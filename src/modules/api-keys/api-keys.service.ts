@@ -4,10 +4,10 @@ import { AppError, invalidField, notFound, unauthorized } from '../../errors.js'
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { textProblem } from '../../shared/text.js';
-import { authorize, isRole, type Caller, type RequestContext } from '../access/index.js';
+import { authorize, type Caller, type RequestContext } from '../access/index.js';
 import { actorOf, operatorActor, type AuditActor, type AuditLog } from '../audit/index.js';
 import { normalizeEmail, type MembersRepository } from '../members/index.js';
-import { isPlan, PLANS } from '../organizations/index.js';
+import { activeCaller } from '../organizations/index.js';
 import { generateSecret, hashSecret, isWellFormedSecret, sameHash, type ApiKey } from './api-key.js';
 import { apiKeysRepository as keys } from './api-keys.repository.js';
 
@@ -135,24 +135,18 @@ export function createApiKeysService({ db, clock, audit, members, issueKey }: Ap
       const hash = hashSecret(secret);
       const found = await keys.findActiveByHash(db, hash);
       const now = clock.now();
-      if (
+      const caller =
         found === undefined ||
         !sameHash(found.tokenHash, hash) ||
-        found.memberStatus !== 'active' ||
-        !isRole(found.role) ||
-        !isPlan(found.plan) ||
         (found.expiresAt !== null && found.expiresAt <= now.toISOString())
-      ) {
+          ? null
+          : activeCaller(found, { keyId: found.keyId });
+      if (found === undefined || caller === null)
         throw unauthorized('The API key is unknown, revoked or expired');
-      }
       if (found.lastUsedAt === null || now.getTime() - Date.parse(found.lastUsedAt) >= TOUCH_INTERVAL_MS) {
         await keys.touch(db, found.keyId, found.memberId, now.toISOString());
       }
-      return {
-        organizationId: found.organizationId,
-        requestsPerMinute: PLANS[found.plan].requestsPerMinute,
-        principal: { memberId: found.memberId, role: found.role, keyId: found.keyId },
-      };
+      return caller;
     },
 
     async list(ctx: RequestContext, query: { memberId?: string }): Promise<ApiKey[]> {

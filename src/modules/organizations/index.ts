@@ -1,4 +1,5 @@
 /** Organizations: settings, plans, the operator's setup, and their routes. */
+export { activeCaller, type CredentialOwner } from './caller.js';
 export {
   DEFAULT_SETTINGS,
   isEmailDomain,

@@ -8,10 +8,10 @@ import { AppError, invalidField, notFound, unauthorized } from '../../errors.js'
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { hashSecret, isSecretOf, newSecret, sameHash } from '../../shared/secret.js';
-import { authorize, isRole, type Caller, type RequestContext } from '../access/index.js';
+import { authorize, type Caller, type RequestContext } from '../access/index.js';
 import { actorOf, operatorActor, type AuditActor, type AuditLog } from '../audit/index.js';
 import { normalizeEmail, type MembersRepository } from '../members/index.js';
-import { isPlan, PLANS, type OrganizationsRepository } from '../organizations/index.js';
+import { activeCaller, type OrganizationsRepository } from '../organizations/index.js';
 import {
   SESSION_ABSOLUTE_MS,
   SESSION_IDLE_MS,
@@ -180,25 +180,18 @@ export function createSessionsService(deps: SessionsServiceDeps) {
       const hash = hashSecret(token);
       const found = await sessions.findByHash(db, hash);
       const now = clock.now();
-      if (
+      const caller =
         found === undefined ||
         !sameHash(found.tokenHash, hash) ||
-        found.memberStatus !== 'active' ||
-        !isRole(found.role) ||
-        !isPlan(found.plan) ||
         found.expiresAt <= now.toISOString() ||
         now.getTime() - Date.parse(found.lastSeenAt) >= SESSION_IDLE_MS
-      ) {
-        throw unauthorized('The session has ended: sign in again');
-      }
+          ? null
+          : activeCaller(found, { keyId: null, sessionId: found.sessionId });
+      if (found === undefined || caller === null) throw unauthorized('The session has ended: sign in again');
       if (now.getTime() - Date.parse(found.lastSeenAt) >= SESSION_TOUCH_MS) {
         await sessions.touch(db, found.sessionId, now.toISOString());
       }
-      return {
-        organizationId: found.organizationId,
-        requestsPerMinute: PLANS[found.plan].requestsPerMinute,
-        principal: { memberId: found.memberId, role: found.role, keyId: null, sessionId: found.sessionId },
-      };
+      return caller;
     },
 
     /** Signs in with an API key: a session for the key's member. */

@@ -26,6 +26,7 @@ import {
 import { genReqId } from './http/request-id.js';
 import { documentFor, finishDocument, markDocumentedBodies } from './http/openapi.js';
 import { recordRoutes, type RouteEntry } from './http/route-table.js';
+import { registerIdempotency } from './http/idempotency.js';
 import { registerIdentity, requireCaller } from './http/identity.js';
 import { createSessionCookies } from './http/session-cookie.js';
 import { registerInFlightWork } from './http/in-flight.js';
@@ -129,6 +130,7 @@ export async function buildApp(
   );
   const charge = registerRateLimit(app, rateLimiter, ANONYMOUS_REQUESTS_PER_MINUTE);
   chargeRequests = charge;
+  registerIdempotency(app, services.idempotency);
   // onClose runs once the server accepts nothing more. Requests already in it may still be on
   // their way to the rate limiter and the database: the limiter closes after them, and the
   // database (closed by whoever opened it) after app.close().
@@ -234,7 +236,7 @@ async function registerCors(app: Api, origins: readonly string[]): Promise<void>
   await app.register(fastifyCors, {
     origin: origins[0] === '*' ? '*' : [...origins],
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'],
     exposedHeaders: [
       'X-Request-Id',
       'X-RateLimit-Limit',
@@ -242,6 +244,7 @@ async function registerCors(app: Api, origins: readonly string[]): Promise<void>
       'X-RateLimit-Reset',
       'Retry-After',
       'Content-Disposition',
+      'Idempotent-Replayed',
     ],
     maxAge: 600,
   });

@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   USAGE_LIMIT_EXCEEDED: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  // design.md §11: an Idempotency-Key used again with another request.
+  IDEMPOTENCY_KEY_REUSED: 422,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
   // departure from design.md §5: a dependency (the database) is unreachable for a moment; the

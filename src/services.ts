@@ -9,6 +9,7 @@ import type { Db } from './db/database.js';
 import { apiKeysRepository, createApiKeysService, createKeyIssuer } from './modules/api-keys/index.js';
 import { createAuditLog } from './modules/audit/index.js';
 import { createCredentialsService } from './modules/credentials/index.js';
+import { createIdempotencyService } from './modules/idempotency/index.js';
 import { createInviteAcceptance, createInvitesService, invitesRepository } from './modules/invites/index.js';
 import {
   createApprovals,
@@ -111,6 +112,7 @@ export function createServices(deps: ServiceDeps) {
     }),
     inviteAcceptance: createInviteAcceptance({ db, clock, audit, organizations, members, issueKey }),
     apiKeys,
+    idempotency: createIdempotencyService({ db, clock }),
     sessions,
     passkeys: createPasskeysService({
       db,

@@ -28,6 +28,7 @@ beforeAll(async () => {
       '2026_11_22_0004_create_operations',
       '2026_11_23_0005_record_operators',
       '2026_11_23_0006_create_sessions',
+      '2026_11_23_0007_create_idempotency_keys',
     ],
   });
   h = await startHarness({ database });

@@ -6,6 +6,7 @@ import * as createStoreCredentials from './migrations/2026_11_22_0003_create_sto
 import * as createOperations from './migrations/2026_11_22_0004_create_operations.js';
 import * as recordOperators from './migrations/2026_11_23_0005_record_operators.js';
 import * as createSessions from './migrations/2026_11_23_0006_create_sessions.js';
+import * as createIdempotencyKeys from './migrations/2026_11_23_0007_create_idempotency_keys.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_22_0004_create_operations': createOperations,
   '2026_11_23_0005_record_operators': recordOperators,
   '2026_11_23_0006_create_sessions': createSessions,
+  '2026_11_23_0007_create_idempotency_keys': createIdempotencyKeys,
 };
 
 /**

@@ -210,6 +210,21 @@ export interface WebauthnChallengesTable {
   expires_at: string;
 }
 
+/** The first request that used an Idempotency-Key, and once it finished, its response. */
+export interface IdempotencyKeysTable {
+  organization_id: string;
+  key: string;
+  /** SHA-256 of method, path and body: the same key with another request is refused. */
+  fingerprint: string;
+  /** running, or done (the response columns are set). */
+  state: string;
+  status_code: number | null;
+  /** JSON object of the response headers that are replayed. */
+  response_headers: string | null;
+  response_body: string | null;
+  created_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   members: MembersTable;
@@ -228,4 +243,5 @@ export interface Database {
   sign_in_links: SignInLinksTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

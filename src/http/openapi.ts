@@ -1,8 +1,9 @@
 /**
  * What the OpenAPI document says beyond what @fastify/swagger derives from the route schemas,
  * so that a client generated from it (openapi-typescript, openapi-fetch) compiles the calls this
- * API accepts: a body that routes default when left out is optional, and a route that reads a
- * raw upload (`consumes`, no body schema) takes a binary body of those types.
+ * API accepts: a body that routes default when left out is optional, a route that reads a raw
+ * upload (`consumes`, no body schema) takes a binary body of those types, and a caller's POST
+ * takes an Idempotency-Key.
  */
 import type { FastifyInstance } from 'fastify';
 import { optionalBody } from './hooks.js';
@@ -22,13 +23,33 @@ export function markDocumentedBodies(app: FastifyInstance): void {
   });
 }
 
-type Operation = Record<string, unknown> & { requestBody?: { required?: boolean; content?: unknown } };
+type Operation = Record<string, unknown> & {
+  requestBody?: { required?: boolean; content?: unknown };
+  parameters?: unknown[];
+  security?: unknown[];
+};
+
+/** design.md §11: every POST made by a caller may carry one (src/http/idempotency.ts). */
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Send the same key again with the same request within 24 h to get the first response replayed ' +
+    '(`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 ' +
+    'IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
 
 /** @fastify/swagger's transformObject: applies the marks, and answers the document. */
 export function finishDocument<T extends { paths?: object }>(document: T): T {
   for (const item of Object.values(document.paths ?? {}) as Record<string, unknown>[]) {
-    for (const operation of Object.values(item) as Operation[]) {
+    for (const [method, operation] of Object.entries(item) as [string, Operation][]) {
       if (typeof operation !== 'object' || operation === null) continue;
+      const signedIn = Array.isArray(operation.security) && operation.security.length > 0;
+      if (method === 'post' && signedIn && !Array.isArray(operation[BINARY])) {
+        operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY];
+      }
       if (operation[OPTIONAL] === true && operation.requestBody !== undefined)
         operation.requestBody.required = false;
       if (Array.isArray(operation[BINARY])) {

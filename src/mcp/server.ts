@@ -516,7 +516,10 @@ const METHOD_NOT_ALLOWED = {
 export function mcpRoutes(app: Api, services: Services, chargeRequests: ChargeRequests): void {
   app.register(async (scope: Api) => {
     scope.addHook('onRequest', requireCaller);
-    scope.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+    const config = {
+      noIdempotencyKey: 'MCP requests are JSON-RPC messages; send the key with the REST route',
+    };
+    scope.post('/mcp', { schema: { hide: true }, config }, async (request, reply) => {
       if (Array.isArray(request.body) && request.body.length > 1) {
         await chargeRequests(request, reply, request.body.length - 1);
       }

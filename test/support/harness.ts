@@ -104,6 +104,8 @@ export async function startHarness(
     env?: Record<string, string>;
     database?: TestDatabase;
     logger?: pino.Logger;
+    /** How long a sync or push waits for another of the same project before 409. */
+    lockWaitMs?: number;
   } = {},
 ): Promise<Harness> {
   const database = options.database ?? (await createTestDatabase());
@@ -132,6 +134,7 @@ export async function startHarness(
     logger,
     rateLimiter,
     ...(options.clock && { clock: options.clock }),
+    ...(options.lockWaitMs !== undefined && { lockWaitMs: options.lockWaitMs }),
   });
   await app.ready();
 

@@ -243,6 +243,9 @@ export function listingRoutes(
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(ARCHIVE_TYPES, (_request, _payload, done) => done(null));
     scope.post('/projects/:projectId/import', {
+      // Re-importing the same archive changes nothing (unchanged values are no edit); a key could
+      // not be checked against a body that is read as it streams.
+      config: { noIdempotencyKey: 'the archive is read as it streams; importing it again changes nothing' },
       schema: {
         operationId: 'listings.import',
         tags,

@@ -1069,7 +1069,10 @@ export interface operations {
     "projects.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1326,7 +1329,10 @@ export interface operations {
     "projects.sync": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 projectId: string;
             };
@@ -1417,7 +1423,10 @@ export interface operations {
     "projects.push": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 projectId: string;
             };
@@ -2033,7 +2042,10 @@ export interface operations {
     "listings.revert": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 projectId: string;
                 store: "appstore" | "playstore";
@@ -2120,7 +2132,10 @@ export interface operations {
     "listings.copy": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 projectId: string;
             };
@@ -2214,7 +2229,10 @@ export interface operations {
     "listings.approve": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 projectId: string;
             };
@@ -2634,7 +2652,10 @@ export interface operations {
     "invites.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2963,7 +2984,10 @@ export interface operations {
     "apiKeys.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3305,7 +3329,10 @@ export interface operations {
     "credentials.verify": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 store: "appstore" | "playstore";
             };
@@ -4121,7 +4148,10 @@ export interface operations {
     "dashboard.signInLinks.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4230,7 +4260,10 @@ export interface operations {
     "dashboard.passkeys.registrationOptions": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4276,7 +4309,10 @@ export interface operations {
     "dashboard.passkeys.register": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };

@@ -372,7 +372,7 @@ describe('roles and forgery', () => {
 });
 
 describe('every page', () => {
-  it('passes axe (no serious or critical violation): organization and account of an admin', async () => {
+  it('passes axe on the organization and account pages of an admin; passkeys and devices from Account', async () => {
     const org = await organizationWithStores();
     await h.given.member(org, 'member');
     const { context, page } = await signedInContext(browser, h, org.admin.apiKey);
@@ -385,6 +385,19 @@ describe('every page', () => {
       await page.getByRole('link', { name: 'Account' }).click();
       await page.getByRole('heading', { name: 'Signed-in devices' }).waitFor();
       await expectAccessible(page, 'account');
+
+      // A passkey added and removed from Account; then "sign out everywhere" ends this session too.
+      await addVirtualAuthenticator(context, page);
+      await page.getByLabel('Passkey name').fill('Work laptop');
+      await page.getByRole('button', { name: 'Add a passkey' }).click();
+      await page.getByRole('button', { name: 'Remove passkey Work laptop' }).click();
+      await page.getByText('No passkey yet.').waitFor();
+      await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+      await page.getByRole('heading', { name: 'Sign in to appmeta' }).waitFor();
+      const sessions = await org.admin.api.get('/api/dashboard/sessions');
+      expect(sessions.body.data.sessions.filter((s: { method: string }) => s.method === 'api-key')).toEqual(
+        [],
+      );
     } finally {
       await context.close();
     }

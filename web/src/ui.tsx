@@ -1,5 +1,5 @@
 /** Small shared pieces of the pages: errors, busy buttons, copy buttons, dates. */
-import { useState, type ButtonHTMLAttributes, type ReactNode } from 'react';
+import { useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode } from 'react';
 import { ApiError } from './api/client';
 
 export function ErrorMessage({ error }: { error: unknown }) {
@@ -59,5 +59,36 @@ export function Section({ title, children }: { title: string; children: ReactNod
       <h2>{title}</h2>
       {children}
     </section>
+  );
+}
+
+/** A one-line form: a labelled field and the button that submits it (names of keys, passkeys). */
+export function OneFieldForm({
+  label,
+  submitLabel,
+  busy,
+  onSubmit,
+  ...field
+}: InputHTMLAttributes<HTMLInputElement> & {
+  id: string;
+  label: string;
+  submitLabel: string;
+  busy: boolean;
+  onSubmit: () => void;
+}) {
+  return (
+    <form
+      className="inline"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+    >
+      <label htmlFor={field.id}>{label}</label>
+      <input {...field} />
+      <BusyButton type="submit" busy={busy}>
+        {submitLabel}
+      </BusyButton>
+    </form>
   );
 }

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import { navigate } from '../router';
 import type { Session } from '../session';
-import { BusyButton, ErrorMessage, Section, when } from '../ui';
+import { BusyButton, ErrorMessage, OneFieldForm, Section, when } from '../ui';
 import { addPasskey, passkeysSupported } from '../webauthn';
 
 export function Account({ session }: { session: Session }) {
@@ -70,25 +70,17 @@ export function Account({ session }: { session: Session }) {
           ))}
         </ul>
         {passkeysSupported() && (
-          <form
-            className="inline"
-            onSubmit={(e) => {
-              e.preventDefault();
-              add.mutate();
-            }}
-          >
-            <label htmlFor="passkey-name">Passkey name</label>
-            <input
-              id="passkey-name"
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-              placeholder="This laptop"
-              maxLength={200}
-            />
-            <BusyButton type="submit" busy={add.isPending}>
-              Add a passkey
-            </BusyButton>
-          </form>
+          <OneFieldForm
+            id="passkey-name"
+            label="Passkey name"
+            submitLabel="Add a passkey"
+            busy={add.isPending}
+            onSubmit={() => add.mutate()}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="This laptop"
+            maxLength={200}
+          />
         )}
         <ErrorMessage error={add.error ?? removePasskey.error} />
       </Section>

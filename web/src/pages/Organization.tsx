@@ -3,7 +3,7 @@ import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { isAdmin, type Session } from '../session';
-import { BusyButton, CopyButton, ErrorMessage, Section, when } from '../ui';
+import { BusyButton, CopyButton, ErrorMessage, OneFieldForm, Section, when } from '../ui';
 
 type Role = 'admin' | 'member' | 'viewer';
 const ROLES: Role[] = ['viewer', 'member', 'admin'];
@@ -330,25 +330,17 @@ function ApiKeys() {
   });
   return (
     <Section title="Your API keys">
-      <form
-        className="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
-        <label htmlFor="key-name">Key name</label>
-        <input
-          id="key-name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          required
-          maxLength={100}
-        />
-        <BusyButton type="submit" busy={create.isPending}>
-          Create API key
-        </BusyButton>
-      </form>
+      <OneFieldForm
+        id="key-name"
+        label="Key name"
+        submitLabel="Create API key"
+        busy={create.isPending}
+        onSubmit={() => create.mutate()}
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        required
+        maxLength={100}
+      />
       {create.data && (
         <div role="status" className="panel">
           <p>

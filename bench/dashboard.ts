@@ -4,9 +4,9 @@
  * JavaScript that page ships (gzip), and the time from a keystroke in the listing editor to the
  * updated character counter (keydown to the counter's DOM change, measured inside the page).
  */
+import { freePort } from '../test/support/ports.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -28,14 +28,6 @@ const quantile = (values: number[], q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 };
 const round = (n: number) => Math.round(n * 10) / 10;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 /** The gzip size of every script index.html loads: what the projects page ships. */
 function javascriptGzipBytes(): number {

@@ -3,6 +3,7 @@
  * answers the same bytes, on SQLite and (when reachable) PostgreSQL + Redis. Prints a Markdown
  * table and writes bench/results/latest.json. See BENCHMARKS.md for a recorded run.
  */
+import { freePort } from '../test/support/ports.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -53,14 +54,6 @@ interface Row {
 }
 const rows: Row[] = [];
 const notes: string[] = [];
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 const reachable = (url: string) =>
   new Promise<boolean>((resolve) => {

@@ -16,6 +16,7 @@ import {
   startListeningHarness,
 } from './support/browser.js';
 import type { Actor, Harness, TestOrganization } from './support/harness.js';
+import { buildZip, entry } from './support/zip.js';
 
 // A browser flow takes seconds; the first page of a run also waits for Chromium to warm up.
 vi.setConfig({ testTimeout: 60_000 });
@@ -250,6 +251,33 @@ describe('projects and listings', () => {
         value: 'Console-Text',
         state: 'unchanged',
       });
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('fastlane in the browser', () => {
+  it('uploads a fastlane zip into the listings, and downloads them as one', async () => {
+    const org = await h.given.organization();
+    const { id } = await h.given.project(org.admin, { appStoreAppId: APP_ID });
+    const { context, page } = await signedInContext(browser, h, org.admin.apiKey);
+    try {
+      await page.goto(`/projects/${id}`);
+      const zip = buildZip([entry('fastlane/metadata/fr-FR/subtitle.txt', 'Prévisions utiles')]);
+      await page.getByLabel('Import fastlane metadata (.zip or .tar.gz)').setInputFiles({
+        name: 'metadata.zip',
+        mimeType: 'application/zip',
+        buffer: zip.buffer,
+      });
+      await page.getByText('Imported App Store fr-FR (1 field).').waitFor();
+      await page.getByRole('link', { name: 'fr-FR' }).waitFor();
+      const listing = await org.admin.api.get(`/api/v1/projects/${id}/listings/appstore/fr-FR`);
+      expect(listing.body.data.listing.fields.subtitle.value).toBe('Prévisions utiles');
+
+      const download = page.waitForEvent('download');
+      await page.getByRole('link', { name: 'Download as fastlane metadata (zip)' }).click();
+      expect((await download).suggestedFilename()).toMatch(/\.zip$/);
     } finally {
       await context.close();
     }

@@ -15,11 +15,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from './support/cli.js';
+import { freePort } from './support/ports.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const README = path.join(ROOT, 'README.md');
@@ -94,17 +94,6 @@ function createNormalizer() {
       .replace(/\b\d{4}-\d\d-\d\d\b/g, '<date>')
       .replace(/\b[0-9a-f]{64}\b/g, '<hash>')
       .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<uuid>');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 interface Process {

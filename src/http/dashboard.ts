@@ -14,7 +14,7 @@ import type { Api } from './api.js';
 export const WEB_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');
 
 /** No inline script or style, nothing from another origin, no framing. */
-export const CONTENT_SECURITY_POLICY = [
+const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

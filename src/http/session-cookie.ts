@@ -9,7 +9,7 @@ import { forbidden } from '../errors.js';
 import { ok } from './envelope.js';
 
 export const SESSION_COOKIE = 'appmeta_session';
-export const CSRF_HEADER = 'x-appmeta-csrf';
+const CSRF_HEADER = 'x-appmeta-csrf';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** What a sign-in request tells about itself: its browser, and the cookie it replaces (rotation). */

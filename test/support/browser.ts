@@ -5,23 +5,12 @@
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startHarness, type Harness } from './harness.js';
+import { freePort } from './ports.js';
 
 export { launchChromium } from './chromium.js';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The service on http://localhost:<port>, the address its PUBLIC_URL names (cookies, CSRF, WebAuthn). */
 export async function startListeningHarness(

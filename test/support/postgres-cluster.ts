@@ -5,10 +5,10 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './ports.js';
 
 const exec = promisify(execFile);
 
@@ -21,16 +21,6 @@ function binDir(): string {
   if (found === undefined) throw new Error(`no PostgreSQL server binaries under ${root}`);
   return found;
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 export interface PostgresCluster {
   url: string;

@@ -1,12 +1,12 @@
 /** API keys: authenticate a request's key; list, create and revoke keys of oneself or (admins) others. */
 import type { Executor } from '../../db/database.js';
-import { AppError, invalidField, notFound, unauthorized } from '../../errors.js';
+import { invalidField, notFound, unauthorized } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { textProblem } from '../../shared/text.js';
 import { authorize, type Caller, type RequestContext } from '../access/index.js';
 import { actorOf, operatorActor, type AuditActor, type AuditLog } from '../audit/index.js';
-import { normalizeEmail, type MembersRepository } from '../members/index.js';
+import { memberByEmail, type MembersRepository } from '../members/index.js';
 import { activeCaller } from '../organizations/index.js';
 import { generateSecret, hashSecret, isWellFormedSecret, sameHash, type ApiKey } from './api-key.js';
 import { apiKeysRepository as keys } from './api-keys.repository.js';
@@ -90,7 +90,7 @@ export interface ApiKeysServiceDeps {
   db: Executor;
   clock: Clock;
   audit: AuditLog;
-  members: Pick<MembersRepository, 'find' | 'findAnywhere' | 'findByEmail'>;
+  members: Pick<MembersRepository, 'find' | 'findAnywhere'>;
   issueKey: IssueKey;
 }
 
@@ -106,20 +106,6 @@ export function createApiKeysService({ db, clock, audit, members, issueKey }: Ap
     authorize(ctx, 'apiKeys.ofOtherMembers');
     const member = await members.find(db, ctx.organizationId, memberId);
     if (member === undefined) throw notFound('Member');
-    return member.id;
-  }
-
-  /** The id of the member with this e-mail in that organization; 404 naming both otherwise. */
-  async function memberByEmail(trx: Executor, input: { organizationId: string; email: string }) {
-    const email = normalizeEmail(input.email);
-    if (email === null) throw invalidField('email', 'must be an e-mail address');
-    const member = await members.findByEmail(trx, input.organizationId, email);
-    if (member === undefined) {
-      throw new AppError(
-        'NOT_FOUND',
-        `No member with the e-mail ${email} in organization ${input.organizationId}`,
-      );
-    }
     return member.id;
   }
 
@@ -208,7 +194,10 @@ export function createApiKeysService({ db, clock, audit, members, issueKey }: Ap
     async issueByOperator(input: OperatorKeyInput, operator: string): Promise<IssuedKey> {
       const name = keyName(input.name, 'CLI key');
       return db.transaction().execute(async (trx) => {
-        const memberId = 'memberId' in input ? input.memberId : await memberByEmail(trx, input);
+        const memberId =
+          'memberId' in input
+            ? input.memberId
+            : (await memberByEmail(trx, input.email, input.organizationId)).id;
         const member = await members.findAnywhere(trx, memberId);
         if (member === undefined) throw notFound('Member');
         return issueKey(trx, {

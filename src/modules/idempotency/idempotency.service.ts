@@ -9,7 +9,7 @@ import { AppError } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { idempotencyRepository as keys } from './idempotency.repository.js';
 
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** A claim older than this is taken to belong to a process that died, and may be taken over. */
 const ABANDONED_AFTER_MS = 60 * 60 * 1000;
 

@@ -1,8 +1,2 @@
 /** Idempotency-Key: replaying a POST's first response (design.md §11). */
-export {
-  createIdempotencyService,
-  IDEMPOTENCY_WINDOW_MS,
-  type Claim,
-  type IdempotencyService,
-  type StoredResponse,
-} from './idempotency.service.js';
+export { createIdempotencyService, type IdempotencyService } from './idempotency.service.js';

@@ -1,6 +1,6 @@
 /**
  * What happens behind an invite link (no API key: the unguessable invite id is the credential):
- * show the invite, accept it as a new member with a first key.
+ * show the invite, accept it as a new member with a first key, signed in to the dashboard.
  */
 import type { Executor } from '../../db/database.js';
 import type { InvitesTable } from '../../db/tables.js';
@@ -20,9 +20,16 @@ import { inviteGone } from './invites.service.js';
 /** Whoever opens the link: nobody, or a caller whose key came along (an admin learns more). */
 type Viewer = Pick<Caller, 'organizationId' | 'principal'> | null;
 
+/** The browser that accepts: its user agent, and a session cookie it still holds (ended). */
+export interface SignInRequest {
+  userAgent: string | null;
+  replacing: string | null;
+}
+
 export interface AcceptedInvite extends IssuedKey {
   member: Member;
-  organizationId: string;
+  /** The new member's dashboard session (design.md §10): the cookie's value, and its end. */
+  session: { sessionId: string; token: string; expiresAt: string };
 }
 
 export interface InviteAcceptanceDeps {
@@ -32,6 +39,11 @@ export interface InviteAcceptanceDeps {
   organizations: Pick<OrganizationsRepository, 'find'>;
   members: Pick<MembersRepository, 'find' | 'insert'>;
   issueKey: IssueKey;
+  /** Starts a dashboard session inside the caller's transaction (the sessions service). */
+  startSession: (
+    db: Executor,
+    args: { organizationId: string; memberId: string; method: 'invite' } & SignInRequest,
+  ) => Promise<AcceptedInvite['session']>;
 }
 
 export function createInviteAcceptance({
@@ -41,6 +53,7 @@ export function createInviteAcceptance({
   organizations,
   members,
   issueKey,
+  startSession,
 }: InviteAcceptanceDeps) {
   /**
    * Why an invite that exists cannot be used any more: 409 when it was accepted (saying when, and
@@ -119,7 +132,13 @@ export function createInviteAcceptance({
      * Turns the invite into a member with a first API key (shown once). Single use: concurrent
      * acceptances of one invite create exactly one member; the others see 409.
      */
-    async accept(inviteId: string, input: { name: string }, viewer: Viewer = null): Promise<AcceptedInvite> {
+    /** Accepts an invite: the member, its first key and a dashboard session, in one transaction. */
+    async accept(
+      inviteId: string,
+      input: { name: string },
+      signIn: SignInRequest,
+      viewer: Viewer = null,
+    ): Promise<AcceptedInvite> {
       const name = normalizeName('name', input.name);
       const now = clock.now();
       const at = now.toISOString();
@@ -171,7 +190,13 @@ export function createInviteAcceptance({
           expiresAt: null,
           actor,
         });
-        return { member, organizationId: invite.organization_id, ...issued };
+        const session = await startSession(trx, {
+          organizationId: invite.organization_id,
+          memberId,
+          method: 'invite',
+          ...signIn,
+        });
+        return { member, session, ...issued };
       });
     },
   };

@@ -101,22 +101,13 @@ export function inviteRoutes(app: Api, services: { invites: InvitesService }): v
   });
 }
 
-/** Starts a dashboard session for a member in its own transaction (the sessions service). */
-type StartSessionFor = (args: {
-  organizationId: string;
-  memberId: string;
-  method: 'invite';
-  userAgent: string | null;
-  replacing: string | null;
-}) => Promise<{ token: string; expiresAt: string }>;
-
 /**
  * The dashboard pair behind an invite link: no API key, the unguessable invite id is the
  * credential. Accepting also signs the new member in (a session cookie, design.md §10).
  */
 export function dashboardInviteRoutes(
   app: Api,
-  services: { inviteAcceptance: InviteAcceptance; sessions: { startFor: StartSessionFor } },
+  services: { inviteAcceptance: InviteAcceptance },
   cookies: SessionCookies,
 ): void {
   const invites = services.inviteAcceptance;
@@ -164,13 +155,12 @@ export function dashboardInviteRoutes(
       },
     },
     handler: async (request, reply) => {
-      const accepted = await invites.accept(request.params.inviteId, request.body, request.caller);
-      const session = await services.sessions.startFor({
-        organizationId: accepted.organizationId,
-        memberId: accepted.member.id,
-        method: 'invite',
-        ...signInRequestOf(request),
-      });
+      const { session, ...accepted } = await invites.accept(
+        request.params.inviteId,
+        request.body,
+        signInRequestOf(request),
+        request.caller,
+      );
       cookies.set(reply, session.token, session.expiresAt);
       return reply.code(201).header('Cache-Control', 'no-store').send(ok(accepted));
     },

@@ -11,7 +11,7 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Executor } from '../../db/database.js';
-import { AppError, invalidField, notFound, unauthorized } from '../../errors.js';
+import { invalidField, notFound, unauthorized } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { authorize, type RequestContext } from '../access/index.js';
@@ -35,10 +35,11 @@ export interface PasskeysServiceDeps {
 
 const RP_NAME = 'appmeta';
 
-/** Verification failures of the library are the client's fault: a 400 that names the cause. */
-function refused(error: unknown): AppError {
-  return invalidField('response', `the passkey response was not accepted: ${(error as Error).message}`);
-}
+/** The library's verification; its failures are the client's fault: a 400 that names the cause. */
+const verified = <T>(verification: Promise<T>): Promise<T> =>
+  verification.catch((error: unknown) => {
+    throw invalidField('response', `the passkey response was not accepted: ${(error as Error).message}`);
+  });
 
 export function createPasskeysService(deps: PasskeysServiceDeps) {
   const { db, clock, audit } = deps;
@@ -105,18 +106,15 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
       const challenge = session?.registration_challenge ?? null;
       if (challenge === null) throw invalidField('response', 'ask for registration options first');
       await sessions.setRegistrationChallenge(db, sessionId, null);
-      let verification;
-      try {
-        verification = await verifyRegistrationResponse({
+      const verification = await verified(
+        verifyRegistrationResponse({
           response: input.response,
           expectedChallenge: challenge,
           expectedOrigin: origin,
           expectedRPID: rpID,
           requireUserVerification: false,
-        });
-      } catch (error) {
-        throw refused(error);
-      }
+        }),
+      );
       if (!verification.verified) throw invalidField('response', 'the passkey response was not accepted');
       const { credential } = verification.registrationInfo;
       const now = clock.now().toISOString();
@@ -169,9 +167,8 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
       if (passkey === undefined || passkey.memberStatus !== 'active') {
         throw unauthorized('This passkey is not registered with appmeta (or its member was removed)');
       }
-      let verification;
-      try {
-        verification = await verifyAuthenticationResponse({
+      const verification = await verified(
+        verifyAuthenticationResponse({
           response: input.response,
           expectedChallenge: challenge,
           expectedOrigin: origin,
@@ -183,10 +180,8 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
             transports: JSON.parse(passkey.transports) as string[],
           },
           requireUserVerification: false,
-        });
-      } catch (error) {
-        throw refused(error);
-      }
+        }),
+      );
       if (!verification.verified) throw unauthorized('The passkey could not be verified');
       return db.transaction().execute(async (trx) => {
         await passkeys.used(trx, passkey.id, verification.authenticationInfo.newCounter, now);

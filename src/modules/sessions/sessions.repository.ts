@@ -141,5 +141,3 @@ export const challengesRepository = {
     return row?.challenge;
   },
 };
-
-export type SessionsRepository = typeof sessionsRepository;

@@ -4,7 +4,7 @@ import type { Api } from '../../http/api.js';
 import { ok } from '../../http/envelope.js';
 import { contextOf, requireCaller } from '../../http/identity.js';
 import { BEARER, ERRORS, Nullable, Ok, PUBLIC, StringEnum, Timestamp } from '../../http/schemas.js';
-import { signInRequestOf as signInRequest, type SessionCookies } from '../../http/session-cookie.js';
+import { signInRequestOf, type SessionCookies } from '../../http/session-cookie.js';
 import { MemberSchema, RoleSchema } from '../members/index.js';
 import { DisplayName } from '../organizations/index.js';
 import type { PasskeysService } from './passkeys.service.js';
@@ -61,7 +61,7 @@ export function sessionRoutes(
       response: { 201: SessionStarted, ...ERRORS },
     },
     handler: async (request, reply) =>
-      started(reply, await sessions.signInWithKey(request.body.apiKey, signInRequest(request))),
+      started(reply, await sessions.signInWithKey(request.body.apiKey, signInRequestOf(request))),
   });
 
   app.post('/sign-in-links/:token/redeem', {
@@ -76,7 +76,7 @@ export function sessionRoutes(
       response: { 201: SessionStarted, ...ERRORS },
     },
     handler: async (request, reply) =>
-      started(reply, await sessions.redeemSignInLink(request.params.token, signInRequest(request))),
+      started(reply, await sessions.redeemSignInLink(request.params.token, signInRequestOf(request))),
   });
 
   app.post('/passkeys/authentication/options', {
@@ -112,7 +112,7 @@ export function sessionRoutes(
             challengeId: request.body.challengeId,
             response: request.body.response as AuthenticationResponseJSON,
           },
-          signInRequest(request),
+          signInRequestOf(request),
         ),
       ),
   });

@@ -10,7 +10,7 @@ import { newId } from '../../shared/ids.js';
 import { hashSecret, isSecretOf, newSecret, sameHash } from '../../shared/secret.js';
 import { authorize, type Caller, type RequestContext } from '../access/index.js';
 import { actorOf, operatorActor, type AuditActor, type AuditLog } from '../audit/index.js';
-import { normalizeEmail, type MembersRepository } from '../members/index.js';
+import { memberByEmail, type MembersRepository } from '../members/index.js';
 import { activeCaller, type OrganizationsRepository } from '../organizations/index.js';
 import {
   SESSION_ABSOLUTE_MS,
@@ -38,7 +38,7 @@ export interface SessionsServiceDeps {
   clock: Clock;
   audit: AuditLog;
   publicUrl: string;
-  members: Pick<MembersRepository, 'find' | 'findByEmail' | 'findByEmailAnywhere'>;
+  members: Pick<MembersRepository, 'find'>;
   organizations: Pick<OrganizationsRepository, 'find'>;
   /** Resolves an API key to its caller (the api-keys service). */
   authenticateKey(authorization: string): Promise<Caller>;
@@ -105,35 +105,6 @@ export function createSessionsService(deps: SessionsServiceDeps) {
     return info;
   }
 
-  /**
-   * The member the operator names by e-mail: in the organization given, or in the only one the
-   * address belongs to (several → 400 listing them, so the operator adds the organization).
-   */
-  async function memberNamed(email: string, organizationId: string | undefined) {
-    const normalized = normalizeEmail(email);
-    if (normalized === null) throw invalidField('email', 'must be an e-mail address');
-    if (organizationId !== undefined) {
-      const member = await deps.members.findByEmail(db, organizationId, normalized);
-      if (member === undefined) {
-        throw new AppError(
-          'NOT_FOUND',
-          `No member with the e-mail ${normalized} in organization ${organizationId}`,
-        );
-      }
-      return { id: member.id, organizationId };
-    }
-    const found = await deps.members.findByEmailAnywhere(db, normalized);
-    if (found.length === 0) throw new AppError('NOT_FOUND', `No member with the e-mail ${normalized}`);
-    if (found.length > 1) {
-      const organizations = found.map((m) => m.organization_id).join(', ');
-      throw invalidField(
-        'organizationId',
-        `${normalized} is a member of several organizations (${organizations}): name one`,
-      );
-    }
-    return { id: found[0]!.id, organizationId: found[0]!.organization_id };
-  }
-
   async function issueLink(organizationId: string, memberId: string, actor: AuditActor): Promise<SignInLink> {
     const now = clock.now();
     const { secret, hash } = newSecret(SIGN_IN_LINK_PREFIX);
@@ -167,9 +138,6 @@ export function createSessionsService(deps: SessionsServiceDeps) {
 
   return {
     start,
-
-    /** Starts a session in a transaction of its own (after an invite was accepted). */
-    startFor: (args: Parameters<StartSession>[1]) => db.transaction().execute((trx) => start(trx, args)),
 
     /**
      * The caller behind a session cookie: the member's current role and organization plan. An
@@ -275,7 +243,7 @@ export function createSessionsService(deps: SessionsServiceDeps) {
 
     /** The operator's sign-in link (`appmeta login-link`), for the member with this e-mail. */
     async createSignInLinkAsOperator(input: { email: string; organizationId?: string }, operator: string) {
-      const member = await memberNamed(input.email, input.organizationId);
+      const member = await memberByEmail(db, input.email, input.organizationId);
       return issueLink(member.organizationId, member.id, operatorActor(operator));
     },
 

@@ -336,22 +336,16 @@ function PendingChanges({
 
 function Import({ projectId, onDone }: { projectId: string; onDone: () => unknown }) {
   const upload = useMutation({
-    mutationFn: async (file: File) => {
-      const type = file.name.endsWith('.zip') ? 'application/zip' : 'application/gzip';
-      const response = await fetch(`/api/v1/projects/${projectId}/import`, {
-        method: 'POST',
-        headers: { 'Content-Type': type, 'X-Appmeta-CSRF': '1' },
-        body: file,
-        credentials: 'same-origin',
-      });
-      const body = (await response.json()) as {
-        success: boolean;
-        data?: { imported: unknown[] };
-        error?: { message: string };
-      };
-      if (!body.success) throw new Error(body.error?.message ?? `The server answered ${response.status}`);
-      return body.data!;
-    },
+    // The archive goes as it is (a Blob), not through JSON.
+    mutationFn: (file: File) =>
+      unwrap(
+        api.POST('/api/v1/projects/{projectId}/import', {
+          params: { path: { projectId } },
+          body: file,
+          bodySerializer: (archive) => archive,
+          headers: { 'Content-Type': file.name.endsWith('.zip') ? 'application/zip' : 'application/gzip' },
+        }),
+      ),
     onSuccess: onDone,
   });
   const onFile = (event: ChangeEvent<HTMLInputElement>) => {
@@ -369,7 +363,20 @@ function Import({ projectId, onDone }: { projectId: string; onDone: () => unknow
         disabled={upload.isPending}
       />
       {upload.isPending && <p role="status">Importing…</p>}
-      {upload.data && <p role="status">Imported {upload.data.imported.length} file(s).</p>}
+      {upload.data && (
+        <p role="status">
+          Imported{' '}
+          {upload.data.imported
+            .map(
+              (i) =>
+                `${STORE_NAMES[i.store]} ${i.locale} (${i.fields === 1 ? '1 field' : `${i.fields} fields`})`,
+            )
+            .join(', ') || 'nothing'}
+          .
+          {upload.data.skipped.length > 0 &&
+            ` Skipped ${upload.data.skipped.length} other file(s) or folder(s).`}
+        </p>
+      )}
       <ErrorMessage error={upload.error} />
     </div>
   );

@@ -40,8 +40,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['*.js', '*.cjs', '*.config.ts', 'web/vite.config.ts', 'bench/*.mjs'],
+    files: ['*.js', '*.cjs', '*.config.ts', 'web/vite.config.ts', 'bench/*.mjs', 'examples/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['examples/*.mjs'],
+    languageOptions: { globals: { console: 'readonly', Buffer: 'readonly', process: 'readonly' } },
   },
   {
     files: ['*.cjs'],

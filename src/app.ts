@@ -46,6 +46,8 @@ import { ANONYMOUS_REQUESTS_PER_MINUTE, organizationRoutes } from './modules/org
 import { projectRoutes } from './modules/projects/index.js';
 import { sessionRoutes } from './modules/sessions/index.js';
 import { syncRoutes } from './modules/sync/index.js';
+import { eventsRoutes } from './modules/events/index.js';
+import { webhookRoutes } from './modules/webhooks/index.js';
 import { createServices, type Services } from './services.js';
 import { resolveKeyRing, type KeyRing } from './shared/key-ring.js';
 import type { ConnectorFactory } from './connectors/store-connector.js';
@@ -86,6 +88,7 @@ export async function buildApp(
     clock,
     config,
     keyRing: deps.keyRing ?? resolveKeyRing(config, logger),
+    log: logger,
     ...(deps.connectors && { connectors: deps.connectors }),
     ...(deps.lockWaitMs !== undefined && { lockWaitMs: deps.lockWaitMs }),
   });
@@ -136,6 +139,8 @@ export async function buildApp(
   // database (closed by whoever opened it) after app.close().
   app.addHook('onClose', async () => {
     await inFlight.idle();
+    services.eventStream.close();
+    await services.queue.close();
     if (deps.rateLimiter === undefined) await rateLimiter.close();
   });
 
@@ -170,6 +175,8 @@ export async function buildApp(
         { name: 'members', description: 'Members, roles and invites' },
         { name: 'api-keys', description: 'API keys of members' },
         { name: 'credentials', description: 'Store credentials of the organization (admins)' },
+        { name: 'webhooks', description: 'Signed webhook deliveries of events, and their log (admins)' },
+        { name: 'events', description: 'The live stream of the organization’s events' },
         { name: 'dashboard', description: 'The web dashboard: invite links, sign-in, sessions, passkeys' },
         { name: 'health', description: 'Probes for load balancers' },
       ],
@@ -260,6 +267,8 @@ function versionOneRoutes(api: Api, services: Services): void {
   apiKeyRoutes(api, services);
   credentialRoutes(api, services);
   localeRoutes(api, services);
+  webhookRoutes(api, services);
+  eventsRoutes(api, services);
 }
 
 function healthRoutes(app: Api, db: Db): void {

@@ -25,7 +25,25 @@ export interface Config {
    * any. Empty: no CORS headers, browsers reach only pages served by this instance.
    */
   readonly corsOrigins: readonly string[];
+  /** Seconds between a webhook delivery's attempts (WEBHOOK_RETRY_SCHEDULE). */
+  readonly webhookRetrySchedule: readonly number[];
+  /** Whether webhooks may reach private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE). */
+  readonly webhookAllowPrivate: boolean;
 }
+
+/**
+ * The default retry schedule (design.md §11): 5 s, 5 min, 30 min, 2 h, 5 h, then every 10 h
+ * until three days have passed since the first attempt.
+ */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE: readonly number[] = (() => {
+  const schedule = [5, 300, 1800, 7200, 18000];
+  let total = schedule.reduce((a, b) => a + b, 0);
+  while (total < 3 * 24 * 3600) {
+    schedule.push(36000);
+    total += 36000;
+  }
+  return Object.freeze(schedule);
+})();
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -107,6 +125,27 @@ export function loadConfig(env: Env = process.env): Config {
   const corsOrigins = parseOrigins(read('CORS_ORIGINS') ?? '');
   if (typeof corsOrigins === 'string') problems.push(corsOrigins);
 
+  let webhookRetrySchedule = DEFAULT_WEBHOOK_RETRY_SCHEDULE;
+  const scheduleRaw = read('WEBHOOK_RETRY_SCHEDULE');
+  if (scheduleRaw !== undefined) {
+    const parts = scheduleRaw.split(',').map((part) => part.trim());
+    if (
+      parts.some((part) => !/^\d{1,7}(\.\d{1,3})?$/.test(part) || Number(part) <= 0) ||
+      parts.length > 100
+    ) {
+      problems.push(
+        'WEBHOOK_RETRY_SCHEDULE must be up to 100 comma-separated positive numbers of seconds, e.g. 5,300,1800',
+      );
+    } else {
+      webhookRetrySchedule = Object.freeze(parts.map(Number));
+    }
+  }
+
+  const allowPrivateRaw = read('WEBHOOK_ALLOW_PRIVATE') ?? 'false';
+  if (allowPrivateRaw !== 'true' && allowPrivateRaw !== 'false') {
+    problems.push('WEBHOOK_ALLOW_PRIVATE must be true or false');
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return Object.freeze({
@@ -120,6 +159,8 @@ export function loadConfig(env: Env = process.env): Config {
     ...resolvedUrls,
     logLevel,
     corsOrigins: Object.freeze(corsOrigins as string[]),
+    webhookRetrySchedule,
+    webhookAllowPrivate: allowPrivateRaw === 'true',
   });
 }
 

@@ -10,6 +10,10 @@ import { migrateToLatest } from './db/migrate.js';
 import type { Api } from './http/api.js';
 import type { Services } from './services.js';
 import { createLogger } from './logger.js';
+import { createServices } from './services.js';
+import { resolveKeyRing } from './shared/key-ring.js';
+import { systemClock } from './shared/clock.js';
+import { startWorker } from './worker.js';
 
 /** Longest a shutdown waits for in-flight requests before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -22,9 +26,14 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** What SIGTERM/SIGINT stop: a server, or a worker process. */
+export interface Stoppable {
+  stop(): Promise<void>;
+}
+
 export async function startServer(
   config: Config,
-  options: { logger?: Logger; print?: (line: string) => void } = {},
+  options: { logger?: Logger; print?: (line: string) => void; worker?: boolean } = {},
 ): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config);
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -52,6 +61,7 @@ export async function startServer(
     }
     const url = await listen(app, config);
     logger.info({ url, database: config.database.kind }, 'appmeta is listening');
+    const worker = options.worker === false ? null : await startWorker(services, logger);
     let stopping: Promise<void> | null = null;
     const stop = () => {
       stopping ??= (async () => {
@@ -64,6 +74,8 @@ export async function startServer(
         } finally {
           clearInterval(sweeper);
         }
+        // Running jobs finish (or their leases lapse and another instance takes them over).
+        await worker?.stop();
         await db.destroy();
         logger.info('stopped');
         logger.flush();
@@ -71,6 +83,36 @@ export async function startServer(
       return stopping;
     };
     return { app, services, db, url, stop };
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+}
+
+/** `appmeta worker`: configuration → database → migrations → the workers, without HTTP. */
+export async function startWorkerProcess(config: Config, logger: Logger): Promise<Stoppable> {
+  const db = createDb(config.database);
+  try {
+    await migrateToLatest(db);
+    const services = createServices({
+      db,
+      clock: systemClock,
+      config,
+      keyRing: resolveKeyRing(config, logger),
+      log: logger,
+    });
+    const worker = await startWorker(services, logger);
+    let stopping: Promise<void> | null = null;
+    return {
+      stop: () =>
+        (stopping ??= (async () => {
+          logger.info('shutting down: finishing running jobs');
+          await worker.stop();
+          await db.destroy();
+          logger.info('stopped');
+          logger.flush();
+        })()),
+    };
   } catch (error) {
     await db.destroy();
     throw error;
@@ -107,7 +149,7 @@ export class StartupError extends Error {
 }
 
 /** Stops the server on SIGTERM/SIGINT; exits non-zero if in-flight work outlives the grace period. */
-export function stopOnSignals(server: RunningServer, logger: Logger): void {
+export function stopOnSignals(server: Stoppable, logger: Logger): void {
   const onSignal = (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'signal received');
     setTimeout(() => {

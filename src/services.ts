@@ -33,11 +33,17 @@ import {
   sessionsRepository,
 } from './modules/sessions/index.js';
 import {
-  createOperationLock,
+  createBackgroundOperations,
+  createOperationRunner,
   createOperationsLog,
   createPushService,
   createSyncService,
 } from './modules/sync/index.js';
+import { createDriftDetection } from './modules/drift/index.js';
+import { createEventStream, createOutbox } from './modules/events/index.js';
+import { createWebhookFanOut, createWebhooksService } from './modules/webhooks/index.js';
+import { createJobQueue, type JobQueue } from './jobs/index.js';
+import pino, { type Logger } from 'pino';
 import type { Clock } from './shared/clock.js';
 import type { KeyRing } from './shared/key-ring.js';
 
@@ -50,6 +56,10 @@ export interface ServiceDeps {
   connectors?: ConnectorFactory;
   /** How long a sync or push waits for another one of the same project. */
   lockWaitMs?: number;
+  /** Where background parts log; silent by default (the CLI's short-lived services). */
+  log?: Logger;
+  /** The job queue; by default the database's own (pg-boss, or the SQLite table). */
+  queue?: JobQueue;
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -60,10 +70,22 @@ export function createServices(deps: ServiceDeps) {
   const organizations = organizationsRepository;
   const members = membersRepository;
 
+  const queue = deps.queue ?? createJobQueue(deps.db, deps.config.database);
+  const eventStream = createEventStream({ db, log: deps.log ?? pino({ level: 'silent' }) });
+  const outbox = createOutbox({
+    clock,
+    fanOut: createWebhookFanOut({ clock, queue }),
+    // Right after the commit that is still under way, the job and the stream reader look again.
+    afterEmit: () =>
+      void setTimeout(() => {
+        queue.wake();
+        eventStream.nudge();
+      }, 20),
+  });
   const projects = createProjectsService({ db, clock, audit, organizations, listings: listingsRepository });
-  const writer = createListingWriter({ db, clock });
+  const writer = createListingWriter({ db, clock, outbox });
   const diffs = createDiffs({ db, projects, organizations });
-  const approvals = createApprovals({ clock, audit, projects, diffs, writer });
+  const approvals = createApprovals({ clock, audit, projects, diffs, writer, outbox });
   const credentials = createCredentialsService({
     db,
     clock,
@@ -71,11 +93,14 @@ export function createServices(deps: ServiceDeps) {
     keyRing: deps.keyRing,
     connectors: deps.connectors ?? createConnectorFactory(deps.config),
   });
-  const lock = createOperationLock({
+  const runner = createOperationRunner({
     db,
     clock,
+    outbox,
     ...(deps.lockWaitMs !== undefined && { lockWaitMs: deps.lockWaitMs }),
   });
+  const sync = createSyncService({ db, clock, projects, credentials, runner });
+  const push = createPushService({ db, clock, projects, credentials, diffs, approvals, runner });
 
   const apiKeys = createApiKeysService({ db, clock, audit, members, issueKey });
   const sessions = createSessionsService({
@@ -98,6 +123,7 @@ export function createServices(deps: ServiceDeps) {
       db,
       clock,
       audit,
+      outbox,
       organizations,
       apiKeys: apiKeysRepository,
       sessions: sessionsRepository,
@@ -114,6 +140,7 @@ export function createServices(deps: ServiceDeps) {
       db,
       clock,
       audit,
+      outbox,
       organizations,
       members,
       issueKey,
@@ -136,9 +163,34 @@ export function createServices(deps: ServiceDeps) {
     approvals,
     fastlane: createFastlaneTransfer({ db, audit, projects, writer }),
     credentials,
-    sync: createSyncService({ db, clock, projects, credentials, lock }),
-    push: createPushService({ db, clock, projects, credentials, diffs, approvals, lock }),
+    sync,
+    push,
     operations: createOperationsLog({ db, projects }),
+    background: createBackgroundOperations({
+      db,
+      clock,
+      queue,
+      runner,
+      projects,
+      sync,
+      push,
+      diffs,
+      approvals,
+    }),
+    webhooks: createWebhooksService({
+      db,
+      clock,
+      audit,
+      keyRing: deps.keyRing,
+      queue,
+      outbox,
+      retrySchedule: deps.config.webhookRetrySchedule,
+      allowPrivate: deps.config.webhookAllowPrivate,
+    }),
+    drift: createDriftDetection({ db, clock, queue, outbox, credentials }),
+    eventStream,
+    outbox,
+    queue,
     locales: createLocalesService({ db, projects, listings: listingsRepository }),
   };
 }

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { BIN, runCli } from './support/cli.js';
 import { appStoreCredentials } from './support/store-keys.js';
 import { createTestDatabase, type TestDatabase } from './support/databases.js';
+import { createKeyRing } from '../src/shared/key-ring.js';
 import { startHarness, TEST_SECRET_KEY, type Harness } from './support/harness.js';
 
 let database: TestDatabase;
@@ -29,6 +30,7 @@ beforeAll(async () => {
       '2026_11_23_0005_record_operators',
       '2026_11_23_0006_create_sessions',
       '2026_11_23_0007_create_idempotency_keys',
+      '2026_11_23_0008_create_events_and_jobs',
     ],
   });
   h = await startHarness({ database });
@@ -307,7 +309,7 @@ describe('appmeta CLI', () => {
     expect(chosen.stdout).toContain('Imported appstore/en-US: 1 field');
   });
 
-  it('secrets rotate re-encrypts stored credentials under a new key', async () => {
+  it('secrets rotate re-encrypts stored credentials and webhook secrets under a new key', async () => {
     const org = await h.given.organization();
     const apple = appStoreCredentials();
     await org.admin.api.request('PUT', '/api/v1/organization/credentials/appstore', {
@@ -315,6 +317,10 @@ describe('appmeta CLI', () => {
       keyId: apple.keyId,
       privateKey: apple.privateKey,
     });
+    const hook = await org.admin.api.post('/api/v1/organization/webhooks', {
+      url: 'https://hooks.example.com/x',
+    });
+    const { id: webhookId } = hook.body.data.webhook;
     const newKey = randomBytes(32).toString('base64');
     const withoutOld = await runCli(['secrets', 'rotate', '--json'], { ...env, APPMETA_SECRET_KEY: newKey });
     expect(withoutOld.code).toBe(1);
@@ -326,6 +332,16 @@ describe('appmeta CLI', () => {
     });
     expect(rotated.code).toBe(0);
     expect(JSON.parse(rotated.stdout).rotated).toBeGreaterThanOrEqual(1);
+    expect(JSON.parse(rotated.stdout).webhooks.rotated).toBeGreaterThanOrEqual(1);
+    const sealed = await h.db.kysely
+      .selectFrom('webhooks')
+      .select('secret')
+      .where('id', '=', webhookId)
+      .executeTakeFirstOrThrow();
+    const newRing = createKeyRing(Buffer.from(newKey, 'base64'));
+    expect(newRing.open(JSON.parse(sealed.secret), `webhooks:${org.id}:${webhookId}`)).toBe(
+      hook.body.data.secret,
+    );
     // The old key alone no longer opens them; the new one does.
     const verifyOld = await org.admin.api.post('/api/v1/organization/credentials/appstore/verify');
     expect(verifyOld.body.error.message).toContain('cannot be decrypted');
@@ -340,6 +356,61 @@ describe('appmeta CLI', () => {
     } finally {
       await rotatedHarness.close();
     }
+  });
+
+  it('events tail prints the events as they happen and resumes after --last-event-id', async () => {
+    const org = await h.given.organization();
+    const project = await h.given.project(org.admin, { appStoreAppId: '1234567890' });
+    const url = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const tail = (args: string[]) => {
+      const child = spawn(BIN, ['events', 'tail', '--url', url, '--json', ...args], {
+        env: { PATH: process.env.PATH ?? '', APPMETA_KEY: org.admin.apiKey },
+      });
+      onTestFinished(() => {
+        child.kill('SIGKILL');
+      });
+      const lines: any[] = [];
+      let buffer = '';
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString();
+        const parts = buffer.split('\n');
+        buffer = parts.pop()!;
+        lines.push(...parts.map((line) => JSON.parse(line)));
+      });
+      return {
+        lines: async (count: number) => {
+          const deadline = Date.now() + 15_000;
+          while (lines.length < count) {
+            if (Date.now() > deadline)
+              throw new Error(`tail printed ${lines.length} of ${count} events: ${stderr}`);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          return lines.slice(0, count);
+        },
+      };
+    };
+    const edit = async (name: string) =>
+      expect(
+        (await org.admin.api.patch(`/api/v1/projects/${project.id}/listings/appstore/en-US`, { name }))
+          .status,
+      ).toBe(200);
+    await edit('First');
+    await edit('Second');
+    // From the organization's first event: what happened before, then what happens while it runs.
+    const live = tail(['--last-event-id', '0']);
+    const [first, second] = await live.lines(2);
+    expect(first).toMatchObject({
+      type: 'listing.updated',
+      data: { projectId: project.id, fields: ['name'] },
+    });
+    expect(second.seq).toBe(first.seq + 1);
+    await edit('Third');
+    const third = (await live.lines(3))[2];
+    expect(third).toMatchObject({ seq: second.seq + 1, type: 'listing.updated' });
+    const resumed = await tail(['--last-event-id', String(first.seq)]).lines(2);
+    expect(resumed).toEqual([second, third]);
   });
 
   it('emulate serves both store emulators and writes demo credentials', async () => {

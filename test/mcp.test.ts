@@ -49,8 +49,10 @@ describe('MCP endpoint at /mcp', () => {
         'copy_listing',
         'create_project',
         'export_fastlane',
+        'cancel_operation',
         'get_diff',
         'get_history',
+        'get_operation',
         'get_listings',
         'get_organization',
         'get_project',
@@ -156,6 +158,34 @@ describe('MCP endpoint at /mcp', () => {
     expect(tooLong.data.error.details).toEqual([
       { field: 'title', message: 'must be at most 30 characters (has 31)', limit: 30, length: 31 },
     ]);
+  });
+
+  it('starts a push in the background, reads it as REST does, and cancels it', async () => {
+    const projectId = (await h.given.project(actors.admin, { appStoreAppId: '1' })).id;
+    const member = await connect(actors.member.apiKey);
+    await call(member, 'update_listing', {
+      projectId,
+      store: 'appstore',
+      locale: 'en-US',
+      fields: { name: 'Queued App' },
+    });
+    const started = await call(member, 'push_project', { projectId, background: true });
+    expect(started.isError).toBe(false);
+    // No worker runs in this test's app: the push waits in the queue.
+    expect(started.data.operation).toMatchObject({ kind: 'push', status: 'queued', stores: ['appstore'] });
+    const id = started.data.operation.id;
+    const read = await call(member, 'get_operation', { projectId, operationId: id });
+    const rest = await actors.member.api.get(`/api/v1/projects/${projectId}/operations/${id}`);
+    expect(read.data).toEqual(rest.body.data);
+    const viewer = await connect(actors.viewer.apiKey);
+    expect((await call(viewer, 'get_operation', { projectId, operationId: id })).isError).toBe(false);
+    expect((await call(viewer, 'cancel_operation', { projectId, operationId: id })).data.error.code).toBe(
+      'FORBIDDEN',
+    );
+    const cancelled = await call(member, 'cancel_operation', { projectId, operationId: id });
+    expect(cancelled.data.operation.status).toBe('cancelled');
+    const dryRun = await call(member, 'push_project', { projectId, dryRun: true, background: true });
+    expect(dryRun.data.dryRun).toBe(true); // a dry run answers at once
   });
 
   it('applies the roles of REST: a viewer reads but may not write', async () => {

@@ -20,7 +20,7 @@ describe('GET /api/v1/organization', () => {
       name: 'Acme',
       plan: 'pro',
       memberCount: 2,
-      settings: { defaultLocale: 'en-US', requireApproval: false, allowedDomains: [] },
+      settings: { defaultLocale: 'en-US', requireApproval: false, allowedDomains: [], driftCheckMinutes: 60 },
       createdAt: expect.stringMatching(/Z$/),
     });
   });
@@ -60,6 +60,7 @@ describe('PATCH /api/v1/organization', () => {
     expect(first.body.data.settings).toEqual({
       defaultLocale: 'en-US',
       requireApproval: false,
+      driftCheckMinutes: 60,
       allowedDomains: ['example.com', 'acme.io'],
     });
     const second = await fresh.admin.api.patch('/api/v1/organization', {
@@ -69,7 +70,12 @@ describe('PATCH /api/v1/organization', () => {
     expect(second.body.data).toEqual({
       id: fresh.id,
       name: 'Renamed',
-      settings: { defaultLocale: 'de-DE', requireApproval: true, allowedDomains: ['example.com', 'acme.io'] },
+      settings: {
+        defaultLocale: 'de-DE',
+        requireApproval: true,
+        allowedDomains: ['example.com', 'acme.io'],
+        driftCheckMinutes: 60,
+      },
     });
     expect((await fresh.admin.api.get('/api/v1/organization')).body.data.settings.requireApproval).toBe(true);
   });
@@ -77,6 +83,8 @@ describe('PATCH /api/v1/organization', () => {
   it.each([
     [{ settings: { theme: 'dark' } }, 'settings.theme'],
     [{ settings: { defaultLocale: 'en_US' } }, 'settings.defaultLocale'],
+    [{ settings: { driftCheckMinutes: 1441 } }, 'settings.driftCheckMinutes'],
+    [{ settings: { driftCheckMinutes: 1.5 } }, 'settings.driftCheckMinutes'],
     [{ settings: { defaultLocale: 'ja' } }, 'settings.defaultLocale'], // Apple's code; Google says ja-JP
     [{ settings: { requireApproval: 'yes' } }, 'settings.requireApproval'],
     [{ settings: { allowedDomains: ['not a domain'] } }, 'settings.allowedDomains'],

@@ -26,6 +26,7 @@ const README = path.join(ROOT, 'README.md');
 const UPDATE = process.env.APPMETA_README_UPDATE === '1';
 const README_PORT = 3000;
 const README_EMULATOR_PORT = 4010;
+const README_RECEIVER_PORT = 4020;
 
 interface Step {
   command: string;
@@ -102,8 +103,14 @@ interface Process {
   stderr: () => string;
 }
 
-function start(args: string[], env: Record<string, string>, cwd: string, ready: RegExp): Promise<Process> {
-  const child = spawn(BIN, args, { cwd, env: { ...baseEnv(), ...env } });
+function start(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  ready: RegExp,
+  command = BIN,
+): Promise<Process> {
+  const child = spawn(command, args, { cwd, env: { ...baseEnv(), ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -137,19 +144,24 @@ let port: number;
 let emulatorPort: number;
 let service: Process | undefined;
 let emulators: Process | undefined;
+let receiver: Process | undefined;
+let receiverPort: number;
 const env: Record<string, string> = {};
 
 beforeAll(async () => {
   folder = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-readme-'));
   // The README's commands run from the project folder: ./bin/appmeta, ./data/ and ./out there.
   fs.symlinkSync(path.join(ROOT, 'bin'), path.join(folder, 'bin'));
+  fs.symlinkSync(path.join(ROOT, 'examples'), path.join(folder, 'examples'));
   port = await freePort();
   emulatorPort = await freePort();
+  receiverPort = await freePort();
 }, 60_000);
 
 afterAll(async () => {
   await stop(service);
   await stop(emulators);
+  await stop(receiver);
   if (folder) fs.rmSync(folder, { recursive: true, force: true });
 });
 
@@ -158,11 +170,13 @@ const toRun = (text: string) =>
   text
     .replaceAll(`localhost:${README_PORT}`, `localhost:${port}`)
     .replaceAll(`127.0.0.1:${README_EMULATOR_PORT}`, `127.0.0.1:${emulatorPort}`)
-    .replaceAll(`--port ${README_EMULATOR_PORT}`, `--port ${emulatorPort}`);
+    .replaceAll(`--port ${README_EMULATOR_PORT}`, `--port ${emulatorPort}`)
+    .replaceAll(`127.0.0.1:${README_RECEIVER_PORT}`, `127.0.0.1:${receiverPort}`);
 const fromRun = (text: string) =>
   text
     .replaceAll(`localhost:${port}`, `localhost:${README_PORT}`)
-    .replaceAll(`127.0.0.1:${emulatorPort}`, `127.0.0.1:${README_EMULATOR_PORT}`);
+    .replaceAll(`127.0.0.1:${emulatorPort}`, `127.0.0.1:${README_EMULATOR_PORT}`)
+    .replaceAll(`127.0.0.1:${receiverPort}`, `127.0.0.1:${README_RECEIVER_PORT}`);
 
 const STATE = () => path.join(folder, '.readme-shell-state');
 
@@ -205,9 +219,28 @@ const SETUPS: { matches: RegExp; run: () => Promise<void> }[] = [
       const url = `http://127.0.0.1:${emulatorPort}`;
       service = await start(
         ['serve'],
-        { PORT: String(port), APPSTORE_API_URL: url, PLAY_API_URL: url, GOOGLE_TOKEN_URL: `${url}/token` },
+        {
+          PORT: String(port),
+          APPSTORE_API_URL: url,
+          PLAY_API_URL: url,
+          GOOGLE_TOKEN_URL: `${url}/token`,
+          WEBHOOK_ALLOW_PRIVATE: 'true',
+        },
         folder,
         /appmeta is listening/,
+      );
+    },
+  },
+  {
+    // The example webhook receiver, in its own terminal.
+    matches: /^node examples\/webhook-receiver\.mjs 4020/m,
+    run: async () => {
+      receiver = await start(
+        ['examples/webhook-receiver.mjs', String(receiverPort)],
+        {},
+        folder,
+        /listening on/,
+        process.execPath,
       );
     },
   },

@@ -26,6 +26,21 @@ const X = false;
 const listing = (s: Setup, store = 'appstore', locale = 'en-US') =>
   `/api/v1/projects/${s.project}/listings/${store}/${locale}`;
 
+const HOOK_URL = 'https://hooks.example.com/appmeta';
+/** A webhook endpoint of the organization, made by its admin. */
+const webhook = async (s: Setup): Promise<string> =>
+  (await s.org.admin.api.post('/api/v1/organization/webhooks', { url: HOOK_URL })).body.data.webhook.id;
+/** A background sync of the project, queued by the admin (no worker runs here: it stays queued). */
+const queuedSync = async (s: Setup): Promise<string> =>
+  (
+    await s.org.admin.api.request(
+      'POST',
+      `/api/v1/projects/${s.project}/sync`,
+      {},
+      { prefer: 'respond-async' },
+    )
+  ).body.data.operation.id;
+
 // operation: [viewer, member, admin, the request]
 const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
   'projects.list': [V, V, V, (a) => a.api.get('/api/v1/projects')],
@@ -218,6 +233,84 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
         emu.credentials.appstore,
       );
       return a.api.delete('/api/v1/organization/credentials/appstore');
+    },
+  ],
+  'webhooks.list': [X, X, V, (a) => a.api.get('/api/v1/organization/webhooks')],
+  'webhooks.get': [X, X, V, async (a, s) => a.api.get(`/api/v1/organization/webhooks/${await webhook(s)}`)],
+  'webhooks.create': [X, X, V, (a) => a.api.post('/api/v1/organization/webhooks', { url: HOOK_URL })],
+  'webhooks.update': [
+    X,
+    X,
+    V,
+    async (a, s) => a.api.patch(`/api/v1/organization/webhooks/${await webhook(s)}`, { description: 'CI' }),
+  ],
+  'webhooks.delete': [
+    X,
+    X,
+    V,
+    async (a, s) => a.api.delete(`/api/v1/organization/webhooks/${await webhook(s)}`),
+  ],
+  'webhooks.rotateSecret': [
+    X,
+    X,
+    V,
+    async (a, s) => a.api.post(`/api/v1/organization/webhooks/${await webhook(s)}/rotate-secret`),
+  ],
+  'webhooks.test': [
+    X,
+    X,
+    V,
+    async (a, s) => a.api.post(`/api/v1/organization/webhooks/${await webhook(s)}/test`),
+  ],
+  'webhooks.deliveries': [
+    X,
+    X,
+    V,
+    async (a, s) => a.api.get(`/api/v1/organization/webhooks/${await webhook(s)}/deliveries`),
+  ],
+  'webhooks.redeliver': [
+    X,
+    X,
+    V,
+    async (a, s) => {
+      const id = await webhook(s);
+      const test = await s.org.admin.api.post(`/api/v1/organization/webhooks/${id}/test`);
+      return a.api.post(
+        `/api/v1/organization/webhooks/${id}/deliveries/${test.body.data.delivery.id}/redeliver`,
+      );
+    },
+  ],
+  'operations.get': [
+    V,
+    V,
+    V,
+    async (a, s) => a.api.get(`/api/v1/projects/${s.project}/operations/${await queuedSync(s)}`),
+  ],
+  'operations.cancel': [
+    X,
+    V,
+    V,
+    async (a, s) => a.api.post(`/api/v1/projects/${s.project}/operations/${await queuedSync(s)}/cancel`),
+  ],
+  'events.stream': [
+    V,
+    V,
+    V,
+    async (a) => {
+      const res = await h.app.inject({
+        method: 'GET',
+        url: '/api/v1/events',
+        headers: { authorization: `Bearer ${a.apiKey}` },
+        payloadAsStream: true,
+      });
+      const stream = res.stream();
+      if (res.statusCode === 200) {
+        stream.destroy();
+        return { status: 200, body: null };
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      return { status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString()) };
     },
   ],
   'credentials.verify': [

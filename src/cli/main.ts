@@ -15,7 +15,8 @@ import { AppError, invalidField } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { operatorContext, type OperationId, type RequestContext } from '../modules/access/index.js';
 import { IMPORT_LIMITS, type FileTree } from '../modules/listings/index.js';
-import { startServer, StartupError, stopOnSignals } from '../server.js';
+import { startServer, startWorkerProcess, StartupError, stopOnSignals } from '../server.js';
+import { tailEvents } from './events-tail.js';
 import { createServices, type Services } from '../services.js';
 import { systemClock } from '../shared/clock.js';
 import { resolveKeyRing } from '../shared/key-ring.js';
@@ -27,6 +28,8 @@ import { resolveKeyRing } from '../shared/key-ring.js';
  */
 export const COMMAND_OPERATIONS = {
   serve: 'server.serve',
+  worker: 'server.worker',
+  'events tail': 'events.stream',
   migrate: 'database.migrate',
   'org create': 'organization.create',
   'org list': 'organization.list',
@@ -79,17 +82,21 @@ async function withServices<T>(
 ): Promise<T> {
   const config = loadConfig();
   try {
-    return await withDatabase(config, (db) =>
-      run(
-        createServices({
-          db,
-          clock: systemClock,
-          config,
-          keyRing: resolveKeyRing(config, createLogger(config)),
-        }),
+    return await withDatabase(config, async (db) => {
+      const services = createServices({
+        db,
+        clock: systemClock,
         config,
-      ),
-    );
+        keyRing: resolveKeyRing(config, createLogger(config)),
+      });
+      try {
+        return await run(services, config);
+      } finally {
+        // A command may have queued jobs (webhook deliveries of its events); the queue's own
+        // connections close here, the jobs wait in the database for a worker.
+        await services.queue.close();
+      }
+    });
   } catch (error) {
     throw error instanceof AppError ? inFlagTerms(error, flags) : error;
   }
@@ -160,6 +167,41 @@ export function buildCli(): Command {
         print: output().json ? () => undefined : undefined,
       });
       stopOnSignals(server, logger);
+    });
+
+  program
+    .command('worker')
+    .description('apply migrations, then run the background workers only (no HTTP)')
+    .action(async () => {
+      const config = loadConfig();
+      const logger = createLogger(config);
+      const worker = await startWorkerProcess(config, logger);
+      stopOnSignals(worker, logger);
+    });
+
+  program
+    .command('events')
+    .description('the live stream of events')
+    .command('tail')
+    .description('print the organization’s events as they happen (key from APPMETA_KEY); Ctrl-C stops')
+    .option('--url <url>', 'the service', process.env.APPMETA_URL ?? 'http://localhost:3000')
+    .option('--last-event-id <id>', 'start after this event (resume)')
+    .action(async (options: { url: string; lastEventId?: string }) => {
+      const key = process.env.APPMETA_KEY;
+      if (key === undefined || key === '') {
+        throw new AppError('INVALID_REQUEST', 'Set APPMETA_KEY to an API key of the organization');
+      }
+      await tailEvents({
+        url: options.url,
+        key,
+        lastEventId: options.lastEventId ?? null,
+        print: (event) =>
+          process.stdout.write(
+            output().json
+              ? `${JSON.stringify(event)}\n`
+              : `${event.timestamp}  #${event.seq}  ${event.type}  ${JSON.stringify(event.data)}\n`,
+          ),
+      });
     });
 
   program
@@ -356,12 +398,16 @@ export function buildCli(): Command {
     .description('encryption keys of stored store credentials')
     .command('rotate')
     .description(
-      're-encrypt stored credentials under APPMETA_SECRET_KEY (old keys in APPMETA_SECRET_KEY_PREVIOUS)',
+      're-encrypt stored credentials and webhook secrets under APPMETA_SECRET_KEY (old keys in APPMETA_SECRET_KEY_PREVIOUS)',
     )
     .action(async () => {
-      const result = await withServices((services) => services.credentials.rotateKeys());
+      const result = await withServices(async (services) => ({
+        ...(await services.credentials.rotateKeys()),
+        webhooks: await services.webhooks.rotateKeys(),
+      }));
       emit(output(), result, [
         `Re-encrypted ${result.rotated} of ${result.total} stored credentials under the current key.`,
+        `Re-encrypted the secrets of ${result.webhooks.rotated} of ${result.webhooks.total} webhook endpoints.`,
       ]);
     });
 

@@ -91,6 +91,13 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
 }
 
 /** What one store account shares between all its calls, in this process. */
+/** Counts a connector's store calls; a push may also be asked before every write whether to go on. */
+export interface CallCounter {
+  calls: number;
+  /** Throws (a StoreError) to stop the call; runs before every non-GET call. */
+  beforeWrite?: (() => Promise<void>) | undefined;
+}
+
 export interface AccountPolicies {
   bulkhead: BulkheadPolicy;
   breaker: CircuitBreakerPolicy;
@@ -140,7 +147,7 @@ export async function send(
   call: HttpCall,
   policy: RetryPolicy,
   account: AccountPolicies,
-  counter?: { calls: number },
+  counter?: CallCounter,
 ): Promise<HttpResponse> {
   const backoff = new DelegateBackoff((context: IRetryBackoffContext<unknown>) => {
     const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (context.attempt - 1));
@@ -166,6 +173,8 @@ export async function send(
   try {
     return await wrap(account.bulkhead, account.breaker, retrying, attemptTimeout).execute(
       async ({ signal }) => {
+        // Checked once the call has its slot: a cancelled push stops before its next write.
+        if (call.method !== 'GET') await counter?.beforeWrite?.();
         if (counter) counter.calls += 1;
         try {
           const res = await fetch(call.url, {

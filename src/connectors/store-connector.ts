@@ -47,6 +47,10 @@ export interface PushOptions {
   changesNotSentForReview?: boolean;
   /** Locales to delete from the store (push with prune). */
   removeLocales?: string[];
+  /** Runs before every store write; throws a StoreError (code CANCELLED) to stop the push there. */
+  beforeWrite?: () => Promise<void>;
+  /** Told each locale whose changes the store took (progress of a background push). */
+  onLocaleWritten?: (locale: string) => void;
 }
 
 export interface LocaleFailure {

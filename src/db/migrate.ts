@@ -7,6 +7,7 @@ import * as createOperations from './migrations/2026_11_22_0004_create_operation
 import * as recordOperators from './migrations/2026_11_23_0005_record_operators.js';
 import * as createSessions from './migrations/2026_11_23_0006_create_sessions.js';
 import * as createIdempotencyKeys from './migrations/2026_11_23_0007_create_idempotency_keys.js';
+import * as createEventsAndJobs from './migrations/2026_11_23_0008_create_events_and_jobs.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_23_0005_record_operators': recordOperators,
   '2026_11_23_0006_create_sessions': createSessions,
   '2026_11_23_0007_create_idempotency_keys': createIdempotencyKeys,
+  '2026_11_23_0008_create_events_and_jobs': createEventsAndJobs,
 };
 
 /**

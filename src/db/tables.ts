@@ -12,6 +12,8 @@ export interface OrganizationsTable {
   settings: string;
   /** Kept in the same transaction as project inserts/deletes, so list totals and quotas need no count(*). */
   project_count: Generated<number>;
+  /** The last event's sequence number; bumped in each event's transaction (commit order = event order). */
+  event_seq: Generated<number>;
   created_at: string;
 }
 
@@ -52,6 +54,7 @@ export interface ProjectsTable {
   last_synced_at: string | null;
   operation_id: string | null;
   operation_expires_at: string | null;
+  drift_checked_at: Generated<string | null>;
 }
 
 export interface InvitesTable {
@@ -158,6 +161,18 @@ export interface OperationsTable {
   outcome: string | null;
   started_at: string;
   finished_at: string | null;
+  /** The actor's role, for a background run that acts on the actor's behalf. */
+  actor_role: string | null;
+  /** JSON of the request a background run carries out. */
+  request: string | null;
+  /** JSON {done, total, stores: {store: {done, total}}}. */
+  progress: string | null;
+  cancel_requested_at: string | null;
+  /** Renewed by the instance that runs the operation; past it, the operation is resumed or failed. */
+  lease_expires_at: string | null;
+  /** 1 once a store write was attempted: a run that then dies is failed, never repeated. */
+  writes_started: number | null;
+  queued_at: string | null;
 }
 
 /** A dashboard session; the cookie's value is never stored, only its hash. */
@@ -225,6 +240,75 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+/** The outbox: every event, written in the transaction of its cause. */
+export interface EventsTable {
+  id: string;
+  organization_id: string;
+  /** Per organization, in commit order: the SSE event id. */
+  seq: number;
+  type: string;
+  data: string;
+  created_at: string;
+}
+
+export interface WebhooksTable {
+  id: string;
+  organization_id: string;
+  url: string;
+  description: string;
+  /** JSON array of event types; empty = every type. */
+  events: string;
+  /** JSON of the sealed signing secret. */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  enabled: number;
+  disabled_reason: string | null;
+  /** When the current run of failed deliveries began; null while deliveries succeed. */
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  /** The `webhook-id` of every attempt of this delivery. */
+  event_id: string;
+  event_type: string;
+  /** The exact body sent. */
+  payload: string;
+  /** pending, succeeded, failed. */
+  status: string;
+  attempt_count: number;
+  /** JSON array of {at, status, durationMs, error}. */
+  attempts: string;
+  next_attempt_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The in-process job queue of the SQLite default. */
+export interface JobsTable {
+  id: string;
+  name: string;
+  data: string;
+  run_at: string;
+  attempts: number;
+  locked_until: string | null;
+  created_at: string;
+}
+
+export interface StoreDriftTable {
+  project_id: string;
+  store: string;
+  locale: string;
+  field: string;
+  base_value: string | null;
+  store_value: string | null;
+  detected_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   members: MembersTable;
@@ -244,4 +328,9 @@ export interface Database {
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   idempotency_keys: IdempotencyKeysTable;
+  events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  jobs: JobsTable;
+  store_drift: StoreDriftTable;
 }

@@ -78,6 +78,8 @@ export const TOOL_OPERATIONS = {
   sync_project: ['projects.sync'],
   // A dry run writes nothing: anyone who may read the diff may ask for one.
   push_project: ['projects.push', 'listings.diff'],
+  get_operation: ['operations.get'],
+  cancel_operation: ['operations.cancel'],
   get_organization: ['organization.get'],
   list_members: ['members.list'],
   list_locales: ['locales.list'],
@@ -120,6 +122,7 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
     operations,
     locales,
     fastlane,
+    background,
   } = services;
 
   server.registerTool(
@@ -242,10 +245,22 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
       description:
         'Pulls the live listings from the store(s) and merges them: fields not edited here take the store value; ' +
         'fields changed on both sides are reported as conflicts and keep the local value.',
-      inputSchema: { projectId, store: storeSelection.optional() },
+      inputSchema: {
+        projectId,
+        store: storeSelection.optional(),
+        background: z
+          .boolean()
+          .optional()
+          .describe('Run in the background: answers {operation} at once; follow it with get_operation'),
+      },
       annotations: { ...WRITE, openWorldHint: true },
     },
-    (args) => run(ctx, () => sync.sync(ctx, args.projectId, { store: args.store })),
+    ({ projectId: id, background: inBackground, ...input }) =>
+      run(ctx, async () =>
+        inBackground === true
+          ? { operation: await background.start(ctx, id, { kind: 'sync', input }) }
+          : sync.sync(ctx, id, input),
+      ),
   );
 
   server.registerTool(
@@ -272,10 +287,48 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
           .boolean()
           .optional()
           .describe('Google Play: do not send the changes for review'),
+        background: z
+          .boolean()
+          .optional()
+          .describe('Run in the background: answers {operation} at once; follow it with get_operation'),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
-    ({ projectId: id, ...options }) => run(ctx, () => push.push(ctx, id, options)),
+    ({ projectId: id, background: inBackground, ...options }) =>
+      run(ctx, async () => {
+        const { dryRun, ...input } = options;
+        return inBackground === true && dryRun !== true
+          ? { operation: await background.start(ctx, id, { kind: 'push', input }) }
+          : push.push(ctx, id, options);
+      }),
+  );
+
+  server.registerTool(
+    'get_operation',
+    {
+      title: 'Get a sync or push',
+      description:
+        'Status (queued, running, succeeded, partial, failed, cancelled), progress {done, total} per store, and once ' +
+        'finished the outcome: the same result the synchronous call answers.',
+      inputSchema: { projectId, operationId: z.string().max(64) },
+      annotations: READ,
+    },
+    (args) =>
+      run(ctx, async () => ({ operation: await background.get(ctx, args.projectId, args.operationId) })),
+  );
+
+  server.registerTool(
+    'cancel_operation',
+    {
+      title: 'Cancel a sync or push',
+      description:
+        'A queued operation ends at once; a running one stops before its next store write (what was written stays ' +
+        'written and is reported).',
+      inputSchema: { projectId, operationId: z.string().max(64) },
+      annotations: WRITE,
+    },
+    (args) =>
+      run(ctx, async () => ({ operation: await background.cancel(ctx, args.projectId, args.operationId) })),
   );
 
   server.registerTool(

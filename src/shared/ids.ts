@@ -15,7 +15,11 @@ export type IdPrefix =
   | 'ses'
   | 'sil'
   | 'pk'
-  | 'wch';
+  | 'wch'
+  | 'job'
+  | 'evt'
+  | 'wh'
+  | 'whd';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 

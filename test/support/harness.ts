@@ -13,6 +13,7 @@ import type { Api } from '../../src/http/api.js';
 import type { RouteEntry } from '../../src/http/route-table.js';
 import { createRateLimiter, type RateLimiter } from '../../src/http/rate-limiter.js';
 import type { Services } from '../../src/services.js';
+import { startWorker } from '../../src/worker.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { createTestDatabase, testDialect, testRedisUrl, type TestDatabase } from './databases.js';
 import { captureLogs } from './log-capture.js';
@@ -106,6 +107,8 @@ export async function startHarness(
     logger?: pino.Logger;
     /** How long a sync or push waits for another of the same project before 409. */
     lockWaitMs?: number;
+    /** Runs the background workers (jobs, lease recovery, drift scheduling) as `appmeta serve` does. */
+    worker?: boolean;
   } = {},
 ): Promise<Harness> {
   const database = options.database ?? (await createTestDatabase());
@@ -137,6 +140,7 @@ export async function startHarness(
     ...(options.lockWaitMs !== undefined && { lockWaitMs: options.lockWaitMs }),
   });
   await app.ready();
+  const worker = options.worker === true ? await startWorker(services, logger) : null;
 
   const client = (apiKey?: string, extraHeaders: Record<string, string> = {}): Client => {
     const request = async (
@@ -240,6 +244,7 @@ export async function startHarness(
     given,
     async close() {
       try {
+        await worker?.stop();
         await app.close();
       } finally {
         try {

@@ -15,9 +15,18 @@ export interface StoreCredentials {
 }
 
 /** Every call answers its data; an error envelope throws with the operation and the error. */
-function data<T>(operation: string, result: { data?: { data: T }; error?: unknown }): T {
+function data<D extends { data: unknown }>(
+  operation: string,
+  result: { data?: D; error?: unknown },
+): D['data'] {
   if (result.data === undefined) throw new Error(`${operation}: ${JSON.stringify(result.error)}`);
   return result.data.data;
+}
+
+/** A sync or push sent without `Prefer: respond-async` answers its result, never a queued operation. */
+function ranNow<U extends object>(operation: string, result: U): Exclude<U, { operation: unknown }> {
+  if ('operation' in result) throw new Error(`${operation}: queued instead of run`);
+  return result as Exclude<U, { operation: unknown }>;
 }
 
 export async function runReadmeCalls(baseUrl: string, adminKey: string, credentials: StoreCredentials) {
@@ -97,9 +106,12 @@ export async function runReadmeCalls(baseUrl: string, adminKey: string, credenti
       params: { path: { store: 'playstore' } },
     }),
   );
-  const synced = data(
+  const synced = ranNow(
     'projects.sync',
-    await api.POST('/api/v1/projects/{projectId}/sync', { params: { path: { projectId } } }),
+    data(
+      'projects.sync',
+      await api.POST('/api/v1/projects/{projectId}/sync', { params: { path: { projectId } } }),
+    ),
   );
   // Listings: edit, copy to the other store, the diff, a field's history, the locales; a dry run.
   const listing = { params: { path: { projectId, store: 'appstore' as const, locale: 'en-US' } } };
@@ -130,12 +142,15 @@ export async function runReadmeCalls(baseUrl: string, adminKey: string, credenti
     await api.GET('/api/v1/locales', { params: { query: { projectId } } }),
   );
 
-  const dryRun = data(
+  const dryRun = ranNow(
     'projects.push',
-    await api.POST('/api/v1/projects/{projectId}/push', {
-      params: { path: { projectId } },
-      body: { dryRun: true },
-    }),
+    data(
+      'projects.push',
+      await api.POST('/api/v1/projects/{projectId}/push', {
+        params: { path: { projectId } },
+        body: { dryRun: true },
+      }),
+    ),
   );
 
   // Approvals: required by the organization, given for the diff as reviewed, then the push.
@@ -154,9 +169,12 @@ export async function runReadmeCalls(baseUrl: string, adminKey: string, credenti
       body: { hash: reviewed.hash },
     }),
   );
-  const pushed = data(
+  const pushed = ranNow(
     'projects.push',
-    await api.POST('/api/v1/projects/{projectId}/push', { params: { path: { projectId } } }),
+    data(
+      'projects.push',
+      await api.POST('/api/v1/projects/{projectId}/push', { params: { path: { projectId } } }),
+    ),
   );
   const operations = data(
     'projects.operations',

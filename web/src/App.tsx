@@ -9,6 +9,7 @@ import { Project } from './pages/Project';
 import { Projects } from './pages/Projects';
 import { RedeemLink, SignIn } from './pages/SignIn';
 import { Link, match, navigate, usePath } from './router';
+import { useLiveEvents } from './live-events';
 import { useSession } from './session';
 
 export function App() {
@@ -24,6 +25,7 @@ export function App() {
 function SignedIn({ path }: { path: string }) {
   const session = useSession();
   const client = useQueryClient();
+  useLiveEvents();
   const signOut = useMutation({
     mutationFn: () => unwrap(api.DELETE('/api/dashboard/session')),
     onSettled: () => {

@@ -9,6 +9,7 @@ import {
   type AccountPolicies,
   type RetryPolicy,
 } from '../resilience.js';
+import type { CallCounter } from '../resilience.js';
 import { StoreError, type AppStoreSecret } from '../store-connector.js';
 import { signJwt, tokenCache } from '../tokens.js';
 import { ascError } from './errors.js';
@@ -24,7 +25,7 @@ export interface AscClientOptions {
   now: () => number;
 }
 
-export type Counter = { calls: number };
+export type Counter = CallCounter;
 
 export function createAscClient(secret: AppStoreSecret, options: AscClientOptions) {
   const tokens = tokenCache(

@@ -91,7 +91,7 @@ export function createAppStoreConnector(
     },
 
     async write(appId: string, changes: LocaleChange[], options: PushOptions): Promise<PushReport> {
-      const counter = { calls: 0 };
+      const counter = { calls: 0, beforeWrite: options.beforeWrite };
       const { info, ver, infoLocs, verLocs } = await readContainers(client, counter, appId);
       const failures: LocaleFailure[] = [];
       const written: string[] = [];
@@ -164,6 +164,7 @@ export function createAppStoreConnector(
             const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
             if (rejected) throw rejected.reason;
             written.push(change.locale);
+            options.onLocaleWritten?.(change.locale);
           } catch (error) {
             fail(change.locale, error);
           }

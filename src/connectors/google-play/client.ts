@@ -11,6 +11,7 @@ import {
   type HttpCall,
   type RetryPolicy,
 } from '../resilience.js';
+import type { CallCounter } from '../resilience.js';
 import { StoreError, type PlayStoreSecret } from '../store-connector.js';
 import { signJwt, tokenCache } from '../tokens.js';
 import { playError } from './errors.js';
@@ -26,7 +27,7 @@ export interface PlayClientOptions {
   now: () => number;
 }
 
-export type Counter = { calls: number };
+export type Counter = CallCounter;
 
 export function createPlayClient(secret: PlayStoreSecret, options: PlayClientOptions) {
   const account = secret.serviceAccount;

@@ -85,7 +85,7 @@ export function createGooglePlayConnector(
     },
 
     async write(pkg: string, changes: LocaleChange[], options: PushOptions): Promise<PushReport> {
-      const counter = { calls: 0 };
+      const counter = { calls: 0, beforeWrite: options.beforeWrite };
       const failures: LocaleFailure[] = [];
       const written: string[] = [];
       const removed: string[] = [];
@@ -127,6 +127,7 @@ export function createGooglePlayConnector(
           const query = options.changesNotSentForReview ? '?changesNotSentForReview=true' : '';
           await client.call(counter, 'POST', `${editUrl}:commit${query}`, undefined, false);
           committed = true;
+          for (const locale of written) options.onLocaleWritten?.(locale);
         }
       } catch (error) {
         if (!(error instanceof StoreError)) throw error;
@@ -137,6 +138,8 @@ export function createGooglePlayConnector(
         written.length = 0;
         removed.length = 0;
       } finally {
+        // Removing the uncommitted edit is cleanup, never stopped by a cancel.
+        counter.beforeWrite = undefined;
         if (!committed) await client.deleteEdit(counter, editUrl);
       }
       return { written: written.sort(), removed, failures, calls: counter.calls };

@@ -62,6 +62,21 @@ export const OPERATIONS = {
   'credentials.delete': admins,
   'credentials.verify': admins,
 
+  'webhooks.list': admins,
+  'webhooks.get': admins,
+  'webhooks.create': admins,
+  'webhooks.update': admins,
+  'webhooks.delete': admins,
+  'webhooks.rotateSecret': admins,
+  'webhooks.test': admins,
+  'webhooks.deliveries': admins,
+  'webhooks.redeliver': admins,
+
+  // Background operations and the live stream of events.
+  'operations.get': anyone,
+  'operations.cancel': editors,
+  'events.stream': anyone,
+
   // Dashboard sign-in (design.md §10): a member's own sessions and passkeys; links for admins.
   'dashboard.session.get': anyone,
   'dashboard.session.delete': anyone,
@@ -91,6 +106,7 @@ export const OPERATIONS = {
 
   // The operator's CLI, on the database directly.
   'server.serve': 'operator',
+  'server.worker': 'operator',
   'database.migrate': 'operator',
   'organization.create': 'operator',
   'organization.setPlan': 'operator',

@@ -26,7 +26,7 @@ export const actorOf = (ctx: RequestContext): AuditActor =>
     : { memberId: ctx.principal.memberId, keyId: ctx.principal.keyId, operator: null };
 
 /** Actions that are not a caller's operation: an invitee accepting its invite. */
-export type SystemAction = 'invites.accept';
+export type SystemAction = 'invites.accept' | 'webhooks.disable';
 
 export type AuditAction = OperationId | SystemAction;
 

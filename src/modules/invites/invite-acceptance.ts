@@ -6,6 +6,7 @@ import type { Executor } from '../../db/database.js';
 import type { InvitesTable } from '../../db/tables.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError, invalid, invalidField } from '../../errors.js';
+import type { Outbox } from '../events/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { Caller, Role } from '../access/index.js';
@@ -35,6 +36,7 @@ export interface AcceptedInvite extends IssuedKey {
 export interface InviteAcceptanceDeps {
   db: Executor;
   clock: Clock;
+  outbox: Pick<Outbox, 'emit'>;
   audit: AuditLog;
   organizations: Pick<OrganizationsRepository, 'find'>;
   members: Pick<MembersRepository, 'find' | 'insert'>;
@@ -49,6 +51,7 @@ export interface InviteAcceptanceDeps {
 export function createInviteAcceptance({
   db,
   clock,
+  outbox,
   audit,
   organizations,
   members,
@@ -183,6 +186,12 @@ export function createInviteAcceptance({
           { type: 'invite', id: inviteId },
           { memberId, email: member.email, role: member.role },
         );
+        await outbox.emit(trx, invite.organization_id, 'member.joined', {
+          memberId,
+          email: member.email,
+          name,
+          role: member.role,
+        });
         const issued = await issueKey(trx, {
           organizationId: invite.organization_id,
           memberId,

@@ -4,6 +4,7 @@ import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
+import type { Outbox } from '../events/index.js';
 import type { ProjectsService } from '../projects/index.js';
 import { isEmpty } from './changeset.js';
 import type { Diffs, Pending } from './listing-diff.js';
@@ -16,9 +17,22 @@ export interface ApprovalsDeps {
   projects: Pick<ProjectsService, 'require'>;
   diffs: Pick<Diffs, 'pending'>;
   writer: Pick<ListingWriter, 'writeListings'>;
+  outbox: Pick<Outbox, 'emit'>;
 }
 
-export function createApprovals({ clock, audit, projects, diffs, writer }: ApprovalsDeps) {
+export function createApprovals({ clock, audit, projects, diffs, writer, outbox }: ApprovalsDeps) {
+  /** A push refused for want of an approval asks the admins for one (approval.requested). */
+  async function requestApproval(ctx: RequestContext, projectId: string, pending: Pending) {
+    await writer.writeListings(projectId, (trx) =>
+      outbox.emit(trx, ctx.organizationId, 'approval.requested', {
+        projectId,
+        hash: pending.changeset.hash,
+        changeCount: pending.changeset.changeCount,
+        requestedBy: ctx.principal.memberId,
+      }),
+    );
+  }
+
   return {
     /**
      * Admin approval of the current pending changeset; any later edit changes its hash and voids
@@ -54,6 +68,12 @@ export function createApprovals({ clock, audit, projects, diffs, writer }: Appro
           { type: 'project', id: projectId },
           { hash: changeset.hash, changeCount: changeset.changeCount },
         );
+        await outbox.emit(trx, ctx.organizationId, 'approval.granted', {
+          projectId,
+          hash: changeset.hash,
+          changeCount: changeset.changeCount,
+          approvedBy: ctx.principal.memberId,
+        });
         return {
           approvalId: approval.id,
           hash: changeset.hash,
@@ -68,9 +88,11 @@ export function createApprovals({ clock, audit, projects, diffs, writer }: Appro
      * The push gate of design.md §6: with `requireApproval` on, a non-admin may push only a
      * changeset that an admin approved as it stands. Throws 403 APPROVAL_REQUIRED otherwise.
      */
-    assertPushAllowed(ctx: RequestContext, { changeset, approval }: Pending): void {
+    async assertPushAllowed(ctx: RequestContext, projectId: string, pending: Pending): Promise<void> {
+      const { changeset, approval } = pending;
       if (ctx.principal.role === 'admin') return;
       if (approval.required && !isEmpty(changeset) && !approval.approved) {
+        await requestApproval(ctx, projectId, pending);
         throw new AppError(
           'APPROVAL_REQUIRED',
           'This organization requires an admin to approve pending changes before a push (POST /projects/:projectId/approvals)',

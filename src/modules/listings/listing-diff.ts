@@ -8,7 +8,7 @@ import { authorize, type RequestContext } from '../access/index.js';
 import { parseSettings, type OrganizationsRepository } from '../organizations/index.js';
 import type { ProjectsService } from '../projects/index.js';
 import { changesetOf, isEmpty, type Changeset } from './changeset.js';
-import type { ListingDiff } from './listing.js';
+import type { ListingDiff, StoreDrift } from './listing.js';
 import { listingsRepository as repo } from './listings.repository.js';
 
 export type ApprovalState = ListingDiff['approval'];
@@ -70,10 +70,15 @@ export function createDiffs({ db, projects, organizations }: DiffsDeps) {
     diffOf,
 
     /** What a push would change, per store, locale and field; `store` narrows what is shown. */
-    async diff(ctx: RequestContext, projectId: string, store: StoreSelection = 'both'): Promise<ListingDiff> {
+    async diff(
+      ctx: RequestContext,
+      projectId: string,
+      store: StoreSelection = 'both',
+    ): Promise<ListingDiff & { storeDrift: StoreDrift[] }> {
       authorize(ctx, 'listings.diff');
       await projects.require(ctx, projectId);
-      const diff = diffOf(await pending(ctx, projectId));
+      const drift = await repo.storeDrift(db, projectId);
+      const diff = { ...diffOf(await pending(ctx, projectId)), storeDrift: drift };
       if (store === 'both') return diff;
       const only = <T>(byStore: Partial<Record<Store, T>>) =>
         byStore[store] === undefined ? {} : { [store]: byStore[store] };
@@ -89,6 +94,7 @@ export function createDiffs({ db, projects, organizations }: DiffsDeps) {
         removedLocales,
         changeCount,
         inSync: changeCount === 0 && removedLocales[store] === undefined,
+        storeDrift: drift.filter((d) => d.store === store),
       };
     },
   };

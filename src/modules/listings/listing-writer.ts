@@ -6,6 +6,7 @@
 import type { Executor } from '../../db/database.js';
 import { invalid, type ErrorDetail } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
+import type { Outbox } from '../events/index.js';
 import { newId } from '../../shared/ids.js';
 import { isStoreLocale, STORE_LABEL, unknownLocaleMessage, type Store } from '../../shared/stores.js';
 import { actorOf } from '../audit/index.js';
@@ -94,8 +95,8 @@ export function validateEdits(
   }
 }
 
-export function createListingWriter(deps: { db: Executor; clock: Clock }) {
-  const { db, clock } = deps;
+export function createListingWriter(deps: { db: Executor; clock: Clock; outbox: Pick<Outbox, 'emit'> }) {
+  const { db, clock, outbox } = deps;
 
   /**
    * Runs `work` in a transaction that holds the project's listings lock (lockProjectListings):
@@ -171,6 +172,16 @@ export function createListingWriter(deps: { db: Executor; clock: Clock }) {
     }
     await repo.insertHistory(trx, history);
     await repo.touch(trx, row.id, at);
+    if (history.length > 0) {
+      await outbox.emit(trx, ctx.organizationId, 'listing.updated', {
+        projectId,
+        store: entry.store,
+        locale: entry.locale,
+        fields: history.map((h) => h.field),
+        source,
+        actor: actor.memberId ?? actor.operator,
+      });
+    }
     return toListing({
       ...row,
       status: 'active',

@@ -45,6 +45,18 @@ export interface ListingDiff {
   /** SHA-256 over the whole project's pending changes: what an approval is bound to. */
   hash: string;
   approval: { required: boolean; approved: boolean; approvedBy: string | null; approvedAt: string | null };
+  /** Fields changed in the store's own console since the last sync (drift detection); API diff only. */
+  storeDrift?: StoreDrift[];
+}
+
+export interface StoreDrift {
+  store: string;
+  locale: string;
+  /** The field, or `*` for a locale added in the store. */
+  field: string;
+  base: string | null;
+  storeValue: string | null;
+  detectedAt: string;
 }
 
 /** A set of field edits for one listing; `null` clears a field. */

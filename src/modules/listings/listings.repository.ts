@@ -212,6 +212,26 @@ export async function activeLocales(db: Executor, projectId: string): Promise<st
 }
 
 /** The listing tables (listings, fields, history, approvals), for the services that the composition root gives it to. */
+/** What the last drift check found in the stores that differs from the base (drift detection). */
+export async function storeDrift(db: Executor, projectId: string) {
+  const rows = await db
+    .selectFrom('store_drift')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .orderBy('store')
+    .orderBy('locale')
+    .orderBy('field')
+    .execute();
+  return rows.map((row) => ({
+    store: row.store,
+    locale: row.locale,
+    field: row.field,
+    base: row.base_value,
+    storeValue: row.store_value,
+    detectedAt: row.detected_at,
+  }));
+}
+
 export const listingsRepository = {
   lockProjectListings,
   find: findListing,
@@ -229,6 +249,7 @@ export const listingsRepository = {
   latestApproval,
   activeLocales,
   activeLocalesByStore,
+  storeDrift,
 };
 
 export type ListingsRepository = typeof listingsRepository;

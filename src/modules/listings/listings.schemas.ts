@@ -82,6 +82,17 @@ export const DiffResponse = Ok(
     }),
     hash: Type.String({ description: 'SHA-256 of the whole project diff; approvals are bound to it' }),
     approval: ApprovalState,
+    storeDrift: Type.Array(
+      Type.Object({
+        store: Type.String(),
+        locale: Type.String(),
+        field: Type.String({ description: 'The field, or * for a locale added in the store' }),
+        base: Nullable(Type.String({ description: 'What the store had at the last sync or push' })),
+        storeValue: Nullable(Type.String({ description: 'What the store has now' })),
+        detectedAt: Timestamp,
+      }),
+      { description: 'Changed in the store since the last sync (drift checks); a sync merges them' },
+    ),
   }),
 );
 

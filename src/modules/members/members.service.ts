@@ -1,6 +1,7 @@
 /** Members of the caller's organization: list them, change a role, remove one. */
 import type { Executor } from '../../db/database.js';
 import { invalidField, notFound } from '../../errors.js';
+import type { Outbox } from '../events/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { authorize, type RequestContext, type Role } from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
@@ -10,6 +11,7 @@ import { membersRepository as members } from './members.repository.js';
 export interface MembersServiceDeps {
   db: Executor;
   clock: Clock;
+  outbox: Pick<Outbox, 'emit'>;
   audit: AuditLog;
   /** Takes the organization's row lock for the rest of the transaction. */
   organizations: { lock(db: Executor, organizationId: string): Promise<void> };
@@ -24,6 +26,7 @@ export interface MembersServiceDeps {
 export function createMembersService({
   db,
   clock,
+  outbox,
   audit,
   organizations,
   apiKeys,
@@ -99,6 +102,11 @@ export function createMembersService({
             { type: 'member', id: member.id },
             { email: member.email, role: member.role },
           );
+          await outbox.emit(trx, ctx.organizationId, 'member.removed', {
+            memberId: member.id,
+            email: member.email,
+            role: member.role,
+          });
           return member;
         },
       );

@@ -7,6 +7,8 @@ export interface OrganizationSettings {
   defaultLocale: string;
   requireApproval: boolean;
   allowedDomains: string[];
+  /** Minutes between drift checks of each linked store (design.md §11); 0 = off. */
+  driftCheckMinutes: number;
 }
 
 export interface Organization {
@@ -22,6 +24,7 @@ export const DEFAULT_SETTINGS: OrganizationSettings = Object.freeze({
   defaultLocale: 'en-US',
   requireApproval: false,
   allowedDomains: [],
+  driftCheckMinutes: 60,
 });
 
 const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS) as (keyof OrganizationSettings)[];
@@ -64,6 +67,14 @@ export function mergeSettings(
         throw invalidField(field, 'must be a locale code that both stores accept, e.g. en-US, de-DE, fr-FR');
       }
       next.defaultLocale = value;
+    } else if (key === 'driftCheckMinutes') {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 1440) {
+        throw invalidField(
+          field,
+          'must be an integer from 1 to 1440 (minutes), or 0 to turn drift checks off',
+        );
+      }
+      next.driftCheckMinutes = value;
     } else if (key === 'requireApproval') {
       if (typeof value !== 'boolean') throw invalidField(field, 'must be a boolean');
       next.requireApproval = value;

@@ -9,6 +9,11 @@ export const Settings = Type.Object({
   allowedDomains: Type.Array(Type.String(), {
     description: 'E-mail domains that invites may go to; empty = any',
   }),
+  driftCheckMinutes: Type.Integer({
+    minimum: 0,
+    maximum: 1440,
+    description: 'Minutes between read-only checks of each linked store for edits made there; 0 = off',
+  }),
 });
 
 export const Organization = Type.Object({
@@ -38,6 +43,7 @@ export const UpdateOrganizationBody = Type.Object(
           defaultLocale: Type.Optional(Type.String({ maxLength: 20 })),
           requireApproval: Type.Optional(Type.Boolean()),
           allowedDomains: Type.Optional(Type.Array(Type.String({ maxLength: 253 }), { maxItems: 100 })),
+          driftCheckMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 1440 })),
         },
         {
           additionalProperties: false,

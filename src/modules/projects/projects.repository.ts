@@ -2,9 +2,12 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { ProjectsTable } from '../../db/tables.js';
+
+/** A project's row; the drift check's own column is read by the drift module. */
+type ProjectRow = Omit<ProjectsTable, 'drift_checked_at'>;
 import type { Project } from './project.js';
 
-export async function insertProject(db: Executor, row: ProjectsTable): Promise<void> {
+export async function insertProject(db: Executor, row: ProjectRow): Promise<void> {
   await db.insertInto('projects').values(row).execute();
 }
 
@@ -100,10 +103,8 @@ export async function updateProject(
   db: Executor,
   organizationId: string,
   id: string,
-  changes: Partial<
-    Pick<ProjectsTable, 'name' | 'app_store_app_id' | 'play_store_package_name' | 'updated_at'>
-  >,
-): Promise<ProjectsTable | undefined> {
+  changes: Partial<Pick<ProjectRow, 'name' | 'app_store_app_id' | 'play_store_package_name' | 'updated_at'>>,
+): Promise<ProjectRow | undefined> {
   await db
     .updateTable('projects')
     .set(changes)
@@ -123,7 +124,7 @@ export async function deleteProject(db: Executor, organizationId: string, id: st
 }
 
 type ProjectColumns = Pick<
-  ProjectsTable,
+  ProjectRow,
   'id' | 'name' | 'app_store_app_id' | 'play_store_package_name' | 'created_at' | 'updated_at'
 >;
 

@@ -70,6 +70,66 @@ export async function setLastSynced(db: Executor, projectId: string, at: string)
   await db.updateTable('projects').set({ last_synced_at: at }).where('id', '=', projectId).execute();
 }
 
+/** Extends the project's lock and the operation's lease (the running instance is alive). */
+export async function renewLease(db: Executor, projectId: string, operationId: string, until: string) {
+  await db
+    .updateTable('projects')
+    .set({ operation_expires_at: until })
+    .where('id', '=', projectId)
+    .where('operation_id', '=', operationId)
+    .execute();
+  await db.updateTable('operations').set({ lease_expires_at: until }).where('id', '=', operationId).execute();
+}
+
+/** A queued operation starts: false when it is no longer queued (cancelled, or another instance has it). */
+export async function markRunning(db: Executor, id: string, now: string, leaseUntil: string) {
+  const result = await db
+    .updateTable('operations')
+    .set({ status: 'running', started_at: now, lease_expires_at: leaseUntil })
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function setProgress(db: Executor, id: string, progress: string) {
+  await db.updateTable('operations').set({ progress }).where('id', '=', id).execute();
+}
+
+export async function markWritesStarted(db: Executor, id: string) {
+  await db.updateTable('operations').set({ writes_started: 1 }).where('id', '=', id).execute();
+}
+
+export async function cancelRequested(db: Executor, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('operations')
+    .select('cancel_requested_at')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.cancel_requested_at != null;
+}
+
+export const findOperation = (db: Executor, projectId: string, id: string) =>
+  db
+    .selectFrom('operations')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export const findOperationById = (db: Executor, id: string) =>
+  db.selectFrom('operations').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** Running operations whose lease lapsed: their instance died. */
+export const expiredOperations = (db: Executor, now: string) =>
+  db
+    .selectFrom('operations')
+    .selectAll()
+    .where('status', '=', 'running')
+    .where('lease_expires_at', '<', now)
+    .limit(100)
+    .execute();
+
 /** The operations log and the projects' operation lock, for the services that the composition root gives it to. */
 export const operationsRepository = {
   tryLockProject,
@@ -78,6 +138,14 @@ export const operationsRepository = {
   finish: finishOperation,
   list: listOperations,
   setLastSynced,
+  renewLease,
+  markRunning,
+  setProgress,
+  markWritesStarted,
+  cancelRequested,
+  find: findOperation,
+  findById: findOperationById,
+  expired: expiredOperations,
 };
 
 export type OperationsRepository = typeof operationsRepository;

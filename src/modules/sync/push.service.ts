@@ -7,9 +7,16 @@ import type { Clock } from '../../shared/clock.js';
 import { STORE_LABEL, STORES, type Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import type { CredentialsService } from '../credentials/index.js';
-import { planFor, recordPush, type Approvals, type Diffs, type PushPlan } from '../listings/index.js';
+import {
+  planFor,
+  recordPush,
+  type Approvals,
+  type Changeset,
+  type Diffs,
+  type PushPlan,
+} from '../listings/index.js';
 import type { Project, ProjectsService } from '../projects/index.js';
-import type { OperationLock } from './operation-lock.js';
+import type { OperationControl, OperationRun, OperationRunner } from './operation-runner.js';
 import {
   appRef,
   normalizeLocaleFilter,
@@ -32,13 +39,13 @@ export interface PushServiceDeps {
   credentials: Pick<CredentialsService, 'connectorFor'>;
   diffs: Pick<Diffs, 'pending' | 'diff'>;
   approvals: Pick<Approvals, 'assertPushAllowed'>;
-  lock: OperationLock;
+  runner: OperationRunner;
 }
 
 type PushOptions = Omit<PushInput, 'dryRun'>;
 
 export function createPushService(deps: PushServiceDeps) {
-  const { db, clock, projects, credentials, diffs, approvals, lock } = deps;
+  const { db, clock, projects, credentials, diffs, approvals, runner } = deps;
 
   async function pushStore(
     ctx: RequestContext,
@@ -46,8 +53,10 @@ export function createPushService(deps: PushServiceDeps) {
     store: Store,
     plan: PushPlan,
     options: { prune?: boolean; changesNotSentForReview?: boolean },
+    control: OperationControl,
   ): Promise<{ outcome: PushOutcome; locales: string[]; failures: Failure[] }> {
     const removals = options.prune === true ? plan.removals : [];
+    control.expect(store, plan.changes.length);
     const conflictFailures: Failure[] = plan.conflicts.map((c) => ({
       store,
       locale: c.locale,
@@ -79,6 +88,8 @@ export function createPushService(deps: PushServiceDeps) {
       report = await client.write(appRef(project, store), plan.changes, {
         removeLocales: removals,
         changesNotSentForReview: options.changesNotSentForReview ?? false,
+        beforeWrite: control.beforeWrite(store),
+        onLocaleWritten: (locale) => control.advance(store, locale),
       });
     } catch (error) {
       const failure = storeFailure(error);
@@ -111,34 +122,33 @@ export function createPushService(deps: PushServiceDeps) {
     return { outcome, locales: report.written, failures };
   }
 
-  /**
-   * Pushes changed fields (value ≠ base) to the stores; additive unless `prune`; one locale's
-   * failure does not stop the others. 403 APPROVAL_REQUIRED per design.md §6.
-   */
-  async function pushNow(ctx: RequestContext, projectId: string, input: PushOptions): Promise<PushResult> {
-    authorize(ctx, 'projects.push');
-    const project = await projects.require(ctx, projectId);
-    const stores = selectStores(project, input.store ?? 'both');
-    const locales = normalizeLocaleFilter(input.locales, stores);
-    return lock.run(ctx, project, {
+  /** The push as an operation of the runner. */
+  function operation(
+    ctx: RequestContext,
+    project: Project,
+    stores: Store[],
+    locales: string[] | undefined,
+    input: PushOptions,
+  ): OperationRun<Changeset, PushResult> {
+    return {
       kind: 'push',
       stores,
       locales,
       // Under the lock: read the pending changeset once, check that it is the approved one, and
       // push exactly it. An edit that lands meanwhile is neither approved nor pushed.
       prepare: async () => {
-        const pending = await diffs.pending(ctx, projectId);
-        approvals.assertPushAllowed(ctx, pending);
+        const pending = await diffs.pending(ctx, project.id);
+        await approvals.assertPushAllowed(ctx, project.id, pending);
         return pending.changeset;
       },
-      work: async (changeset) => {
+      work: async (changeset, control) => {
         const runs = new Map(
           await Promise.all(
             stores.map(
               async (store) =>
                 [
                   store,
-                  await pushStore(ctx, project, store, planFor(changeset, store, locales), input),
+                  await pushStore(ctx, project, store, planFor(changeset, store, locales), input, control),
                 ] as const,
             ),
           ),
@@ -165,7 +175,41 @@ export function createPushService(deps: PushServiceDeps) {
             : 'failed';
         return result;
       },
-    });
+      events: (result, status) => [
+        {
+          type: status === 'failed' ? 'push.failed' : 'push.completed',
+          data: {
+            projectId: project.id,
+            status,
+            pushedLocales: result.pushedLocales,
+            appStore: result.appStore,
+            playStore: result.playStore,
+            failures: result.failures,
+          },
+        },
+      ],
+      failureEvents: (message) => [
+        { type: 'push.failed', data: { projectId: project.id, status: 'failed', error: message } },
+      ],
+    };
+  }
+
+  /** Checks a push request and describes the operation it starts. */
+  async function plan(ctx: RequestContext, projectId: string, input: PushOptions) {
+    authorize(ctx, 'projects.push');
+    const project = await projects.require(ctx, projectId);
+    const stores = selectStores(project, input.store ?? 'both');
+    const locales = normalizeLocaleFilter(input.locales, stores);
+    return { project, run: operation(ctx, project, stores, locales, input) };
+  }
+
+  /**
+   * Pushes changed fields (value ≠ base) to the stores; additive unless `prune`; one locale's
+   * failure does not stop the others. 403 APPROVAL_REQUIRED per design.md §6.
+   */
+  async function pushNow(ctx: RequestContext, projectId: string, input: PushOptions): Promise<PushResult> {
+    const { project, run } = await plan(ctx, projectId, input);
+    return runner.run(ctx, project, run);
   }
 
   /**
@@ -203,6 +247,7 @@ export function createPushService(deps: PushServiceDeps) {
     },
     pushNow,
     previewPush,
+    plan,
   };
 }
 

@@ -91,17 +91,41 @@ export const PushResponse = Ok(Type.Union([PushResult, PushPreview]));
 export const OperationRecord = Type.Object({
   id: Type.String(),
   kind: StringEnum(['sync', 'push']),
-  status: StringEnum(['running', 'succeeded', 'partial', 'failed']),
+  status: StringEnum(['queued', 'running', 'succeeded', 'partial', 'failed', 'cancelled']),
   actor: Type.Object({
     memberId: Nullable(Type.String()),
     operator: Nullable(Type.String({ description: 'The operator when no member acted, e.g. cli:alice' })),
   }),
   stores: Type.Array(Type.String()),
   locales: Nullable(Type.Array(Type.String())),
-  outcome: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  progress: Nullable(
+    Type.Object(
+      {
+        done: Type.Integer(),
+        total: Type.Integer(),
+        stores: Type.Record(
+          Type.String(),
+          Type.Object({ done: Type.Integer(), total: Type.Integer(), locales: Type.Array(Type.String()) }),
+        ),
+      },
+      { description: 'Locales done of those to do, in all and per store (locales: the ones done)' },
+    ),
+  ),
+  cancelRequested: Type.Boolean(),
+  outcome: Nullable(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Once finished: the result the synchronous call answers, or {error}',
+    }),
+  ),
+  queuedAt: Nullable(Timestamp),
   startedAt: Timestamp,
   finishedAt: Nullable(Timestamp),
 });
+export const OperationParams = Type.Object({
+  projectId: Type.String({ maxLength: 64 }),
+  operationId: Type.String({ maxLength: 64 }),
+});
+export const OperationResponse = Ok(Type.Object({ operation: OperationRecord }));
 export const OperationsResponse = Ok(
   Type.Object({
     operations: Type.Array(OperationRecord),

@@ -8,7 +8,7 @@ import { actorOf } from '../audit/index.js';
 import type { CredentialsService } from '../credentials/index.js';
 import { mergeSnapshot } from '../listings/index.js';
 import type { Project, ProjectsService } from '../projects/index.js';
-import type { OperationLock } from './operation-lock.js';
+import type { OperationControl, OperationRun, OperationRunner } from './operation-runner.js';
 import { operationsRepository as ops } from './operations.repository.js';
 import {
   appRef,
@@ -33,11 +33,12 @@ export interface SyncServiceDeps {
   clock: Clock;
   projects: Pick<ProjectsService, 'require'>;
   credentials: Pick<CredentialsService, 'connectorFor'>;
-  lock: OperationLock;
+  runner: OperationRunner;
 }
 
-export function createSyncService({ db, clock, projects, credentials, lock }: SyncServiceDeps) {
-  async function syncStore(ctx: RequestContext, project: Project, store: Store) {
+export function createSyncService({ db, clock, projects, credentials, runner }: SyncServiceDeps) {
+  async function syncStore(ctx: RequestContext, project: Project, store: Store, control: OperationControl) {
+    control.expect(store, 0);
     const client: StoreConnector | null = await credentials.connectorFor(ctx.organizationId, store);
     if (client === null) {
       return {
@@ -48,8 +49,14 @@ export function createSyncService({ db, clock, projects, credentials, lock }: Sy
     }
     try {
       const report = await client.read(appRef(project, store));
-      const merge = await db.transaction().execute((trx) =>
-        mergeSnapshot(
+      const merge = await db.transaction().execute(async (trx) => {
+        // What the store holds becomes the base: drift found before this sync is merged now.
+        await trx
+          .deleteFrom('store_drift')
+          .where('project_id', '=', project.id)
+          .where('store', '=', store)
+          .execute();
+        return mergeSnapshot(
           trx,
           {
             organizationId: ctx.organizationId,
@@ -59,12 +66,14 @@ export function createSyncService({ db, clock, projects, credentials, lock }: Sy
           store,
           report.snapshot,
           clock.now().toISOString(),
-        ),
-      );
+        );
+      });
       ctx.log.info(
         { store, calls: report.calls, locales: merge.locales.length, conflicts: merge.conflicts.length },
         'store read',
       );
+      control.expect(store, merge.locales.length);
+      for (const locale of merge.locales) control.advance(store, locale);
       const outcome: SyncOutcome = {
         synced: true,
         locales: merge.locales.length,
@@ -77,6 +86,69 @@ export function createSyncService({ db, clock, projects, credentials, lock }: Sy
     }
   }
 
+  /** The sync of `stores` as an operation of the runner. */
+  function operation(
+    ctx: RequestContext,
+    project: Project,
+    stores: Store[],
+  ): OperationRun<undefined, SyncResult> {
+    return {
+      kind: 'sync',
+      stores,
+      locales: undefined,
+      prepare: async () => undefined,
+      work: async (_prepared, control) => {
+        const runs = new Map(
+          await Promise.all(
+            stores.map(async (store) => [store, await syncStore(ctx, project, store, control)] as const),
+          ),
+        );
+        const result: SyncResult & { status: string } = {
+          syncedLocales: [...new Set([...runs.values()].flatMap((r) => r.locales))].sort(),
+          appStore: { synced: false, locales: 0 },
+          playStore: { synced: false, locales: 0 },
+          conflicts: [...runs.values()].flatMap((r) => r.conflicts),
+          failures: [],
+          status: 'succeeded',
+        };
+        for (const store of STORES) {
+          const run = runs.get(store);
+          result[storeKey(store)] = run?.outcome ?? {
+            synced: false,
+            locales: 0,
+            error: skipped(project, store),
+          };
+          if (run && !run.outcome.synced && run.outcome.error) {
+            result.failures.push({ store, locale: null, field: null, error: run.outcome.error });
+          }
+        }
+        const reached = [...runs.values()].some((r) => r.outcome.synced);
+        if (reached) await ops.setLastSynced(db, project.id, clock.now().toISOString());
+        result.status = reached ? (result.failures.length === 0 ? 'succeeded' : 'partial') : 'failed';
+        return result;
+      },
+      events: (result, status) => [
+        {
+          type: 'sync.completed',
+          data: {
+            projectId: project.id,
+            status,
+            syncedLocales: result.syncedLocales,
+            appStore: result.appStore,
+            playStore: result.playStore,
+            failures: result.failures,
+          },
+        },
+        ...(result.conflicts.length > 0
+          ? [{ type: 'sync.conflict' as const, data: { projectId: project.id, conflicts: result.conflicts } }]
+          : []),
+      ],
+      failureEvents: (message) => [
+        { type: 'sync.completed', data: { projectId: project.id, status: 'failed', error: message } },
+      ],
+    };
+  }
+
   return {
     /**
      * Pulls the stores' listings and merges them (three-way, design.md §9). 200 whenever it ran;
@@ -86,42 +158,15 @@ export function createSyncService({ db, clock, projects, credentials, lock }: Sy
       authorize(ctx, 'projects.sync');
       const project = await projects.require(ctx, projectId);
       const stores = selectStores(project, input.store ?? 'both');
-      return lock.run(ctx, project, {
-        kind: 'sync',
-        stores,
-        locales: undefined,
-        prepare: async () => undefined,
-        work: async () => {
-          const runs = new Map(
-            await Promise.all(
-              stores.map(async (store) => [store, await syncStore(ctx, project, store)] as const),
-            ),
-          );
-          const result: SyncResult & { status: string } = {
-            syncedLocales: [...new Set([...runs.values()].flatMap((r) => r.locales))].sort(),
-            appStore: { synced: false, locales: 0 },
-            playStore: { synced: false, locales: 0 },
-            conflicts: [...runs.values()].flatMap((r) => r.conflicts),
-            failures: [],
-            status: 'succeeded',
-          };
-          for (const store of STORES) {
-            const run = runs.get(store);
-            result[storeKey(store)] = run?.outcome ?? {
-              synced: false,
-              locales: 0,
-              error: skipped(project, store),
-            };
-            if (run && !run.outcome.synced && run.outcome.error) {
-              result.failures.push({ store, locale: null, field: null, error: run.outcome.error });
-            }
-          }
-          const reached = [...runs.values()].some((r) => r.outcome.synced);
-          if (reached) await ops.setLastSynced(db, project.id, clock.now().toISOString());
-          result.status = reached ? (result.failures.length === 0 ? 'succeeded' : 'partial') : 'failed';
-          return result;
-        },
-      });
+      return runner.run(ctx, project, operation(ctx, project, stores));
+    },
+
+    /** Checks a sync request and describes the operation it starts (for a background run). */
+    async plan(ctx: RequestContext, projectId: string, input: SyncInput) {
+      authorize(ctx, 'projects.sync');
+      const project = await projects.require(ctx, projectId);
+      const stores = selectStores(project, input.store ?? 'both');
+      return { project, run: operation(ctx, project, stores) };
     },
   };
 }

@@ -36,17 +36,26 @@ interface Envelope<T> {
   error?: { code: string; message: string; details?: ErrorDetail[] };
 }
 
-/** The `data` of a successful answer; an ApiError otherwise. */
-export async function unwrap<T>(
-  call: Promise<{ data?: Envelope<T> | undefined; error?: unknown; response: Response }>,
-): Promise<T> {
+/** The `data` of a successful answer (of any of the route's success statuses); an ApiError otherwise. */
+export async function unwrap<D extends Envelope<unknown>>(
+  call: Promise<{ data?: D | undefined; error?: unknown; response: Response }>,
+): Promise<NonNullable<D['data']>> {
   const { data, error, response } = await call;
-  if (data?.success === true) return data.data as T;
-  const failure = (error as Envelope<T> | undefined)?.error;
+  if (data?.success === true) return data.data as NonNullable<D['data']>;
+  const failure = (error as Envelope<unknown> | undefined)?.error;
   throw new ApiError(
     response.status,
     failure?.code ?? 'UNKNOWN',
     failure?.message ?? `The server answered ${response.status}`,
     failure?.details ?? [],
   );
+}
+
+/**
+ * The answer of a sync or push sent without `Prefer: respond-async`, which runs at once and never
+ * answers a queued operation (design.md §11).
+ */
+export function synchronous<U extends object>(data: U): Exclude<U, { operation: unknown }> {
+  if ('operation' in data) throw new ApiError(202, 'QUEUED', 'The operation was queued instead of run');
+  return data as Exclude<U, { operation: unknown }>;
 }

@@ -98,7 +98,7 @@ export interface paths {
         put?: never;
         /**
          * Pull the latest listings from the store(s)
-         * @description Runs synchronously. Three-way merge: fields not edited here take the store value; fields changed on both sides are listed in `conflicts` and keep the local value. 200 whenever the request was valid and ran; each store reports `synced` and, when false, an `error`. 400 when the named store has no identifier on the project.
+         * @description Runs synchronously, or in the background with `Prefer: respond-async` (202, `Location` of the operation, `data.operation`). Three-way merge: fields not edited here take the store value; fields changed on both sides are listed in `conflicts` and keep the local value. 200 whenever the request was valid and ran; each store reports `synced` and, when false, an `error`. 400 when the named store has no identifier on the project.
          */
         post: operations["projects.sync"];
         delete?: never;
@@ -118,7 +118,7 @@ export interface paths {
         put?: never;
         /**
          * Push listing changes to the store(s)
-         * @description Runs synchronously. Pushes only changed fields, never deletes a store locale. Each store reports `pushed` and, when false, an `error`. With `dryRun: true`, answers the changes it would write instead.
+         * @description Runs synchronously, or in the background with `Prefer: respond-async` (202, `Location` of the operation, `data.operation`; a dry run always answers at once). Pushes only changed fields, never deletes a store locale. Each store reports `pushed` and, when false, an `error`. With `dryRun: true`, answers the changes it would write instead.
          */
         post: operations["projects.push"];
         delete?: never;
@@ -141,6 +141,46 @@ export interface paths {
         get: operations["projects.operations"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/operations/{operationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A sync or push: status, progress and result
+         * @description `status` is queued, running, succeeded, partial, failed or cancelled; `progress` counts locales done; `outcome` is, once finished, the result the synchronous call answers.
+         */
+        get: operations["operations.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/operations/{operationId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a queued or running sync or push
+         * @description A queued operation ends at once; a running one stops before its next store write — what was written stays written and is reported in its outcome. 409 once it has finished.
+         */
+        post: operations["operations.cancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -611,6 +651,140 @@ export interface paths {
          * @description Each store's codes with their English names (Apple zh-Hans, Google zh-CN: codes stay store-native), the codes both stores accept as written, and with `projectId` the locales that project has in each store.
          */
         get: operations["locales.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Webhook endpoints */
+        get: operations["webhooks.list"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Answers the endpoint and its signing secret (`whsec_...`), shown this once. Deliveries follow the Standard Webhooks specification: headers `webhook-id`, `webhook-timestamp`, `webhook-signature`.
+         */
+        post: operations["webhooks.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook endpoint */
+        get: operations["webhooks.get"];
+        put?: never;
+        post?: never;
+        /** Remove a webhook endpoint and its delivery log */
+        delete: operations["webhooks.delete"];
+        options?: never;
+        head?: never;
+        /** Change or re-enable a webhook endpoint */
+        patch: operations["webhooks.update"];
+        trace?: never;
+    };
+    "/api/v1/organization/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret
+         * @description Answers the new secret once. For 24 h deliveries carry signatures by the old and the new secret.
+         */
+        post: operations["webhooks.rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a test delivery (`webhook.test`) */
+        post: operations["webhooks.test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log of an endpoint
+         * @description Newest first; each delivery lists its attempts with response status, timing and error.
+         */
+        get: operations["webhooks.deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery again (same webhook-id) */
+        post: operations["webhooks.redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The live stream of the organization’s events (Server-Sent Events)
+         * @description Each event has `id` (a number, increasing), `event` (its type) and `data` (`{id, type, timestamp, data}` as webhooks receive it). Reconnect with `Last-Event-ID` (or `?lastEventId=`) to receive what was missed; without it the stream starts with the next event.
+         */
+        get: operations["events.stream"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1330,6 +1504,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `respond-async` runs the operation in the background (202) */
+                prefer?: string;
                 /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
                 "Idempotency-Key"?: string;
             };
@@ -1400,6 +1576,55 @@ export interface operations {
                     };
                 };
             };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            operation: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "sync" | "push";
+                                /** @enum {string} */
+                                status: "queued" | "running" | "succeeded" | "partial" | "failed" | "cancelled";
+                                actor: {
+                                    memberId: string | null;
+                                    operator: string | null;
+                                };
+                                stores: string[];
+                                locales: string[] | null;
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                    stores: {
+                                        [key: string]: {
+                                            done: number;
+                                            total: number;
+                                            locales: string[];
+                                        };
+                                    };
+                                } | null;
+                                cancelRequested: boolean;
+                                outcome: {
+                                    [key: string]: unknown;
+                                } | null;
+                                queuedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                startedAt: string;
+                                finishedAt: string | null;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description The error envelope */
             "4XX": {
                 headers: {
@@ -1424,6 +1649,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `respond-async` runs the operation in the background (202) */
+                prefer?: string;
                 /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
                 "Idempotency-Key"?: string;
             };
@@ -1517,6 +1744,55 @@ export interface operations {
                     };
                 };
             };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            operation: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "sync" | "push";
+                                /** @enum {string} */
+                                status: "queued" | "running" | "succeeded" | "partial" | "failed" | "cancelled";
+                                actor: {
+                                    memberId: string | null;
+                                    operator: string | null;
+                                };
+                                stores: string[];
+                                locales: string[] | null;
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                    stores: {
+                                        [key: string]: {
+                                            done: number;
+                                            total: number;
+                                            locales: string[];
+                                        };
+                                    };
+                                } | null;
+                                cancelRequested: boolean;
+                                outcome: {
+                                    [key: string]: unknown;
+                                } | null;
+                                queuedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                startedAt: string;
+                                finishedAt: string | null;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description The error envelope */
             "4XX": {
                 headers: {
@@ -1567,16 +1843,29 @@ export interface operations {
                                 /** @enum {string} */
                                 kind: "sync" | "push";
                                 /** @enum {string} */
-                                status: "running" | "succeeded" | "partial" | "failed";
+                                status: "queued" | "running" | "succeeded" | "partial" | "failed" | "cancelled";
                                 actor: {
                                     memberId: string | null;
                                     operator: string | null;
                                 };
                                 stores: string[];
                                 locales: string[] | null;
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                    stores: {
+                                        [key: string]: {
+                                            done: number;
+                                            total: number;
+                                            locales: string[];
+                                        };
+                                    };
+                                } | null;
+                                cancelRequested: boolean;
                                 outcome: {
                                     [key: string]: unknown;
                                 } | null;
+                                queuedAt: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -1587,6 +1876,171 @@ export interface operations {
                             total: number;
                             limit: number;
                             offset: number;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "operations.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                operationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            operation: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "sync" | "push";
+                                /** @enum {string} */
+                                status: "queued" | "running" | "succeeded" | "partial" | "failed" | "cancelled";
+                                actor: {
+                                    memberId: string | null;
+                                    operator: string | null;
+                                };
+                                stores: string[];
+                                locales: string[] | null;
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                    stores: {
+                                        [key: string]: {
+                                            done: number;
+                                            total: number;
+                                            locales: string[];
+                                        };
+                                    };
+                                } | null;
+                                cancelRequested: boolean;
+                                outcome: {
+                                    [key: string]: unknown;
+                                } | null;
+                                queuedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                startedAt: string;
+                                finishedAt: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "operations.cancel": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+                operationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            operation: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "sync" | "push";
+                                /** @enum {string} */
+                                status: "queued" | "running" | "succeeded" | "partial" | "failed" | "cancelled";
+                                actor: {
+                                    memberId: string | null;
+                                    operator: string | null;
+                                };
+                                stores: string[];
+                                locales: string[] | null;
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                    stores: {
+                                        [key: string]: {
+                                            done: number;
+                                            total: number;
+                                            locales: string[];
+                                        };
+                                    };
+                                } | null;
+                                cancelRequested: boolean;
+                                outcome: {
+                                    [key: string]: unknown;
+                                } | null;
+                                queuedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                startedAt: string;
+                                finishedAt: string | null;
+                            };
                         };
                     };
                 };
@@ -1943,6 +2397,20 @@ export interface operations {
                                 approvedBy: string | null;
                                 approvedAt: string | null;
                             };
+                            /** @description Changed in the store since the last sync (drift checks); a sync merges them */
+                            storeDrift: {
+                                store: string;
+                                locale: string;
+                                /** @description The field, or * for a locale added in the store */
+                                field: string;
+                                base: string | null;
+                                storeValue: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                detectedAt: string;
+                            }[];
                         };
                     };
                 };
@@ -2367,6 +2835,8 @@ export interface operations {
                                 requireApproval: boolean;
                                 /** @description E-mail domains that invites may go to; empty = any */
                                 allowedDomains: string[];
+                                /** @description Minutes between read-only checks of each linked store for edits made there; 0 = off */
+                                driftCheckMinutes: number;
                             };
                             /**
                              * Format: date-time
@@ -2414,6 +2884,7 @@ export interface operations {
                         defaultLocale?: string;
                         requireApproval?: boolean;
                         allowedDomains?: string[];
+                        driftCheckMinutes?: number;
                     };
                 };
             };
@@ -2440,6 +2911,8 @@ export interface operations {
                                 requireApproval: boolean;
                                 /** @description E-mail domains that invites may go to; empty = any */
                                 allowedDomains: string[];
+                                /** @description Minutes between read-only checks of each linked store for edits made there; 0 = off */
+                                driftCheckMinutes: number;
                             };
                         };
                     };
@@ -3423,6 +3896,674 @@ export interface operations {
                             } | null;
                         };
                     };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "webhooks.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            webhooks: {
+                                id: string;
+                                url: string;
+                                description: string;
+                                events: string[];
+                                enabled: boolean;
+                                disabledReason: string | null;
+                                failingSince: string | null;
+                                previousSecretExpiresAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "webhooks.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description http(s) URL that receives POSTs */
+                    url: string;
+                    /** @description Event types to send; empty or omitted = all. One of: listing.updated, sync.completed, sync.conflict, push.completed, push.failed, approval.requested, approval.granted, member.joined, member.removed, drift.detected, operation.progress, webhook.disabled */
+                    events?: string[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            webhook: {
+                                id: string;
+                                url: string;
+                                description: string;
+                                events: string[];
+                                enabled: boolean;
+                                disabledReason: string | null;
+                                failingSince: string | null;
+                                previousSecretExpiresAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                            /** @description whsec_...: shown this once; verify signatures with it */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "webhooks.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            webhook: {
+                                id: string;
+                                url: string;
+                                description: string;
+                                events: string[];
+                                enabled: boolean;
+                                disabledReason: string | null;
+                                failingSince: string | null;
+                                previousSecretExpiresAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "webhooks.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "webhooks.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description http(s) URL that receives POSTs */
+                    url?: string;
+                    /** @description Event types to send; empty or omitted = all. One of: listing.updated, sync.completed, sync.conflict, push.completed, push.failed, approval.requested, approval.granted, member.joined, member.removed, drift.detected, operation.progress, webhook.disabled */
+                    events?: string[];
+                    description?: string;
+                    /** @description true re-enables an endpoint disabled after failures */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            webhook: {
+                                id: string;
+                                url: string;
+                                description: string;
+                                events: string[];
+                                enabled: boolean;
+                                disabledReason: string | null;
+                                failingSince: string | null;
+                                previousSecretExpiresAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "webhooks.rotateSecret": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            webhook: {
+                                id: string;
+                                url: string;
+                                description: string;
+                                events: string[];
+                                enabled: boolean;
+                                disabledReason: string | null;
+                                failingSince: string | null;
+                                previousSecretExpiresAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                            /** @description whsec_...: shown this once; verify signatures with it */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "webhooks.test": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            delivery: {
+                                id: string;
+                                webhookId: string;
+                                /** @description The webhook-id header of every attempt */
+                                eventId: string;
+                                eventType: string;
+                                /** @enum {string} */
+                                status: "pending" | "sending" | "succeeded" | "failed";
+                                attemptCount: number;
+                                attempts: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    at: string;
+                                    status: number | null;
+                                    durationMs: number;
+                                    error: string | null;
+                                    response: string | null;
+                                }[];
+                                nextAttemptAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "webhooks.deliveries": {
+        parameters: {
+            query?: {
+                /** @description 1..100 */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deliveries: {
+                                id: string;
+                                webhookId: string;
+                                /** @description The webhook-id header of every attempt */
+                                eventId: string;
+                                eventType: string;
+                                /** @enum {string} */
+                                status: "pending" | "sending" | "succeeded" | "failed";
+                                attemptCount: number;
+                                attempts: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    at: string;
+                                    status: number | null;
+                                    durationMs: number;
+                                    error: string | null;
+                                    response: string | null;
+                                }[];
+                                nextAttemptAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "webhooks.redeliver": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                webhookId: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            delivery: {
+                                id: string;
+                                webhookId: string;
+                                /** @description The webhook-id header of every attempt */
+                                eventId: string;
+                                eventType: string;
+                                /** @enum {string} */
+                                status: "pending" | "sending" | "succeeded" | "failed";
+                                attemptCount: number;
+                                attempts: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    at: string;
+                                    status: number | null;
+                                    durationMs: number;
+                                    error: string | null;
+                                    response: string | null;
+                                }[];
+                                nextAttemptAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "events.stream": {
+        parameters: {
+            query?: {
+                /** @description As the Last-Event-ID header */
+                lastEventId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
             /** @description The error envelope */

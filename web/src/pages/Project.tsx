@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ChangeEvent } from 'react';
-import { api, unwrap } from '../api/client';
+import { api, synchronous, unwrap } from '../api/client';
 import { checkFieldValue, STORE_NAMES, STORES, type Store } from '../listing-rules';
 import { Link, navigate } from '../router';
 import { canEdit, isAdmin, type Session } from '../session';
@@ -29,7 +29,8 @@ export function Project({ session, projectId }: { session: Session; projectId: s
   const listings = useQuery({ queryKey: ['listings', projectId], queryFn: () => loadListings(projectId) });
   const refresh = () => client.invalidateQueries({ predicate: (q) => q.queryKey.includes(projectId) });
   const sync = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/projects/{projectId}/sync', { ...path, body: {} })),
+    mutationFn: async () =>
+      synchronous(await unwrap(api.POST('/api/v1/projects/{projectId}/sync', { ...path, body: {} }))),
     onSettled: refresh,
   });
 
@@ -223,11 +224,14 @@ function PendingChanges({
     onSettled: onChanged,
   });
   const preview = useMutation({
-    mutationFn: () =>
-      unwrap(api.POST('/api/v1/projects/{projectId}/push', { ...path, body: { dryRun: true } })),
+    mutationFn: async () =>
+      synchronous(
+        await unwrap(api.POST('/api/v1/projects/{projectId}/push', { ...path, body: { dryRun: true } })),
+      ),
   });
   const push = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/projects/{projectId}/push', { ...path, body: {} })),
+    mutationFn: async () =>
+      synchronous(await unwrap(api.POST('/api/v1/projects/{projectId}/push', { ...path, body: {} }))),
     onSettled: () => {
       preview.reset();
       return onChanged();

@@ -1,0 +1,41 @@
+/**
+ * The job queue: one port, two adapters (pg-boss on PostgreSQL, a table worked in process on the
+ * embedded SQLite default). A job is enqueued in the transaction of the change that causes it, so
+ * it exists exactly when that change commits; workers run it at least once.
+ */
+import type { Logger } from 'pino';
+import type { Executor } from '../db/database.js';
+
+/** Every kind of job, with how many run at once on one instance and how long one may run. */
+export const JOBS = {
+  /** A background sync or push; its own lease (design.md §11) recovers it, never a retry. */
+  'operation.run': { concurrency: 4, expireSeconds: 6 * 3600, retries: 0 },
+  /** One attempt of a webhook delivery; the retry schedule is the delivery's own. */
+  'webhook.deliver': { concurrency: 8, expireSeconds: 60, retries: 2 },
+  /** A drift check of one project (read-only). */
+  'drift.check': { concurrency: 2, expireSeconds: 600, retries: 0 },
+} as const;
+
+export type JobName = keyof typeof JOBS;
+export const JOB_NAMES = Object.keys(JOBS) as JobName[];
+
+export type JobData = Record<string, string>;
+export type JobHandler = (data: JobData) => Promise<void>;
+export type JobHandlers = Record<JobName, JobHandler>;
+
+export interface EnqueueOptions {
+  /** Run no earlier than this many milliseconds from now. */
+  delayMs?: number;
+}
+
+export interface JobQueue {
+  readonly kind: 'sqlite' | 'pg-boss';
+  /** Adds a job through `db`, a transaction or the database: it exists only if that commits. */
+  enqueue(db: Executor, name: JobName, data: JobData, options?: EnqueueOptions): Promise<void>;
+  /** Tells this instance's workers that a job was committed, so they need not wait for a poll. */
+  wake(): void;
+  /** Starts this instance's workers. */
+  work(handlers: JobHandlers, log: Logger): Promise<void>;
+  /** Stops the workers (waiting for running jobs) and releases the queue's connections. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,202 @@
+/**
+ * Drift detection (design.md §11): a scheduled read of each linked store that changes nothing,
+ * here or in the store. Fields whose store value differs from the base (what the store had at the
+ * last sync or push) were edited in the store's own console: they are recorded on the project
+ * (GET .../diff shows them) and reported once as `drift.detected`. Checks are spread over the
+ * organization's interval by a fixed phase per project, and a sync clears what it merged.
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import { StoreError } from '../../connectors/store-connector.js';
+import type { Executor } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { STORES, type Store } from '../../shared/stores.js';
+import type { CredentialsService } from '../credentials/index.js';
+import type { Outbox } from '../events/index.js';
+import { parseSettings } from '../organizations/index.js';
+
+interface DriftedField {
+  store: Store;
+  locale: string;
+  /** The field, or `*` for a locale that exists in the store but not here. */
+  field: string;
+  base: string | null;
+  storeValue: string | null;
+}
+
+/** Where in each interval a project's check falls: fixed per project, spread evenly. */
+const phaseOf = (projectId: string, periodMs: number) =>
+  createHash('sha256').update(projectId).digest().readUInt32BE(0) % periodMs;
+
+const linkedStores = (row: { app_store_app_id: string | null; play_store_package_name: string | null }) =>
+  STORES.filter(
+    (store) => (store === 'appstore' ? row.app_store_app_id : row.play_store_package_name) !== null,
+  );
+
+export function createDriftDetection(deps: {
+  db: Executor;
+  clock: Clock;
+  queue: JobQueue;
+  outbox: Outbox;
+  credentials: Pick<CredentialsService, 'connectorFor'>;
+}) {
+  const { db, clock, queue, outbox, credentials } = deps;
+
+  /** The fields of a store whose value differs from the base. */
+  async function differences(
+    projectId: string,
+    store: Store,
+    snapshot: Map<string, Record<string, string | null>>,
+  ) {
+    const rows = await db
+      .selectFrom('listings as l')
+      .innerJoin('listing_fields as f', 'f.listing_id', 'l.id')
+      .select(['l.locale', 'f.field', 'f.base'])
+      .where('l.project_id', '=', projectId)
+      .where('l.store', '=', store)
+      .execute();
+    const bases = new Map<string, Map<string, string | null>>();
+    for (const row of rows) {
+      const fields = bases.get(row.locale) ?? new Map<string, string | null>();
+      fields.set(row.field, row.base);
+      bases.set(row.locale, fields);
+    }
+    const found: DriftedField[] = [];
+    for (const [locale, fields] of snapshot) {
+      const known = bases.get(locale);
+      if (known === undefined) {
+        found.push({ store, locale, field: '*', base: null, storeValue: null });
+        continue;
+      }
+      for (const [field, value] of Object.entries(fields)) {
+        const base = known.get(field) ?? null;
+        if ((value ?? null) !== base) found.push({ store, locale, field, base, storeValue: value ?? null });
+      }
+    }
+    return found;
+  }
+
+  const keyOf = (d: Pick<DriftedField, 'locale' | 'field' | 'storeValue'>) =>
+    `${d.locale}\u0000${d.field}\u0000${d.storeValue ?? '\u0001'}`;
+
+  return {
+    /** The `drift.check` job: reads each linked store of the project, writes nothing there. */
+    async check(projectId: string, log: Logger): Promise<void> {
+      const project = await db
+        .selectFrom('projects')
+        .selectAll()
+        .where('id', '=', projectId)
+        .executeTakeFirst();
+      if (project === undefined) return;
+      for (const store of linkedStores(project)) {
+        const client = await credentials.connectorFor(project.organization_id, store);
+        if (client === null) continue;
+        const appRef = (store === 'appstore' ? project.app_store_app_id : project.play_store_package_name)!;
+        let snapshot;
+        try {
+          snapshot = (await client.read(appRef)).snapshot;
+        } catch (error) {
+          if (!(error instanceof StoreError)) throw error;
+          log.warn({ projectId, store, code: error.code }, 'drift check: the store could not be read');
+          continue;
+        }
+        const found = await differences(projectId, store, snapshot);
+        const at = clock.now().toISOString();
+        await db.transaction().execute(async (trx) => {
+          const before = await trx
+            .selectFrom('store_drift')
+            .select(['locale', 'field', 'store_value'])
+            .where('project_id', '=', projectId)
+            .where('store', '=', store)
+            .execute();
+          const known = new Set(
+            before.map((r) => keyOf({ locale: r.locale, field: r.field, storeValue: r.store_value })),
+          );
+          const fresh = found.filter((d) => !known.has(keyOf(d)));
+          await trx
+            .deleteFrom('store_drift')
+            .where('project_id', '=', projectId)
+            .where('store', '=', store)
+            .execute();
+          for (const d of found) {
+            await trx
+              .insertInto('store_drift')
+              .values({
+                project_id: projectId,
+                store,
+                locale: d.locale,
+                field: d.field,
+                base_value: d.base,
+                store_value: d.storeValue,
+                detected_at: at,
+              })
+              .execute();
+          }
+          // Reported once per difference: the same drift found again an hour later says nothing new.
+          if (fresh.length > 0) {
+            await outbox.emit(trx, project.organization_id, 'drift.detected', {
+              projectId,
+              store,
+              fields: found.map(({ locale, field, base, storeValue }) => ({
+                locale,
+                field,
+                base,
+                storeValue,
+              })),
+            });
+          }
+        });
+        if (found.length > 0) log.info({ projectId, store, fields: found.length }, 'drift found');
+      }
+    },
+
+    /**
+     * Queues the checks that are due (run every minute by each worker): a project's check is due
+     * once its phase in the current interval has passed since its last check. Claimed with a
+     * compare-and-set on the project, so two instances never queue the same check.
+     */
+    async schedule(): Promise<number> {
+      const now = clock.now().getTime();
+      const rows = await db
+        .selectFrom('projects as p')
+        .innerJoin('organizations as o', 'o.id', 'p.organization_id')
+        .select(['p.id', 'p.drift_checked_at', 'o.settings'])
+        .where((eb) =>
+          eb.or([eb('p.app_store_app_id', 'is not', null), eb('p.play_store_package_name', 'is not', null)]),
+        )
+        .execute();
+      let queued = 0;
+      for (const row of rows) {
+        const minutes = parseSettings(row.settings).driftCheckMinutes;
+        if (minutes === 0) continue;
+        const period = minutes * 60_000;
+        const phase = phaseOf(row.id, period);
+        const slot = Math.floor((now - phase) / period) * period + phase;
+        const last = row.drift_checked_at === null ? null : Date.parse(row.drift_checked_at);
+        if (last !== null && last >= slot) continue;
+        await db.transaction().execute(async (trx) => {
+          const claimed = await trx
+            .updateTable('projects')
+            .set({ drift_checked_at: new Date(now).toISOString() })
+            .where('id', '=', row.id)
+            .where((eb) =>
+              row.drift_checked_at === null
+                ? eb('drift_checked_at', 'is', null)
+                : eb('drift_checked_at', '=', row.drift_checked_at),
+            )
+            .executeTakeFirst();
+          // A project seen for the first time starts at its phase, not now: checks stay spread.
+          if (Number(claimed.numUpdatedRows) === 1 && last !== null) {
+            await queue.enqueue(trx, 'drift.check', { projectId: row.id });
+            queued += 1;
+          }
+        });
+      }
+      if (queued > 0) queue.wake();
+      return queued;
+    },
+  };
+}
+
+export type DriftDetection = ReturnType<typeof createDriftDetection>;

@@ -1,0 +1,2 @@
+/** Drift detection: what was edited in the stores' own consoles since the last sync. */
+export { createDriftDetection, type DriftDetection } from './drift.service.js';

@@ -1,0 +1,35 @@
+import type { Executor } from '../../db/database.js';
+import type { EventsTable } from '../../db/tables.js';
+import type { AppEvent, EventType } from './event.js';
+
+const toEvent = (row: EventsTable): AppEvent => ({
+  id: row.id,
+  seq: Number(row.seq),
+  organizationId: row.organization_id,
+  type: row.type as EventType,
+  data: JSON.parse(row.data) as Record<string, unknown>,
+  createdAt: row.created_at,
+});
+
+/** The organization's events after number `afterSeq`, oldest first. */
+export async function eventsAfter(db: Executor, organizationId: string, afterSeq: number, limit: number) {
+  const rows = await db
+    .selectFrom('events')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+  return rows.map(toEvent);
+}
+
+/** The organization's last event number (0 before its first event). */
+export async function lastEventSeq(db: Executor, organizationId: string): Promise<number> {
+  const row = await db
+    .selectFrom('organizations')
+    .select('event_seq')
+    .where('id', '=', organizationId)
+    .executeTakeFirst();
+  return Number(row?.event_seq ?? 0);
+}

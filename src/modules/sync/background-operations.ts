@@ -1,0 +1,228 @@
+/**
+ * Background syncs and pushes (design.md §11, `Prefer: respond-async`): the request records a
+ * queued operation and its job in one transaction and answers at once; a worker runs it when the
+ * project is free. Status, progress and the same result as a synchronous call are read from the
+ * operations log; cancel stops before the next store write. An operation whose instance died is
+ * found by its lapsed lease: resumed when it had not written to a store yet, failed otherwise.
+ */
+import type { Logger } from 'pino';
+import type { Executor } from '../../db/database.js';
+import { AppError, notFound } from '../../errors.js';
+import type { JobQueue } from '../../jobs/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { authorize, isRole, type RequestContext } from '../access/index.js';
+import type { Approvals, Diffs } from '../listings/index.js';
+import type { ProjectsService } from '../projects/index.js';
+import { operationsRepository as ops } from './operations.repository.js';
+import type { OperationRunner, Progress } from './operation-runner.js';
+import type { PushService } from './push.service.js';
+import type { OperationRecord, PushInput, SyncInput } from './sync.js';
+import type { SyncService } from './sync.service.js';
+import type { OperationsTable } from '../../db/tables.js';
+
+/** A busy project's queued operation looks again after this long. */
+const BUSY_RETRY_MS = 1_000;
+
+type Request = { kind: 'sync'; input: SyncInput } | { kind: 'push'; input: Omit<PushInput, 'dryRun'> };
+
+export function recordOf(row: OperationsTable): OperationRecord {
+  return {
+    id: row.id,
+    kind: row.kind as OperationRecord['kind'],
+    status: row.status as OperationRecord['status'],
+    actor: { memberId: row.actor_member_id, operator: row.actor_operator },
+    stores: JSON.parse(row.stores) as string[],
+    locales: row.locales === null ? null : (JSON.parse(row.locales) as string[]),
+    progress: row.progress === null ? null : (JSON.parse(row.progress) as Progress),
+    cancelRequested: row.cancel_requested_at !== null,
+    outcome: row.outcome === null ? null : (JSON.parse(row.outcome) as Record<string, unknown>),
+    queuedAt: row.queued_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+export interface BackgroundOperationsDeps {
+  db: Executor;
+  clock: Clock;
+  queue: JobQueue;
+  runner: OperationRunner;
+  projects: Pick<ProjectsService, 'require'>;
+  sync: Pick<SyncService, 'plan'>;
+  push: Pick<PushService, 'plan'>;
+  diffs: Pick<Diffs, 'pending'>;
+  approvals: Pick<Approvals, 'assertPushAllowed'>;
+}
+
+export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
+  const { db, clock, queue, runner, projects } = deps;
+
+  const planOf = (ctx: RequestContext, projectId: string, request: Request) =>
+    request.kind === 'sync'
+      ? deps.sync.plan(ctx, projectId, request.input)
+      : deps.push.plan(ctx, projectId, request.input);
+
+  /** The context a worker acts in: the requester's, as recorded with the operation. */
+  const contextOf = (row: OperationsTable, log: Logger): RequestContext => ({
+    organizationId: row.organization_id,
+    principal: {
+      memberId: row.actor_member_id ?? 'operator',
+      role: row.actor_role !== null && isRole(row.actor_role) ? row.actor_role : 'viewer',
+      keyId: null,
+      ...(row.actor_operator !== null && { operator: row.actor_operator }),
+    },
+    requestId: row.id,
+    log: log.child({ operationId: row.id }),
+  });
+
+  async function requireOperation(ctx: RequestContext, projectId: string, operationId: string) {
+    authorize(ctx, 'operations.get');
+    await projects.require(ctx, projectId);
+    const row = await ops.find(db, projectId, operationId);
+    if (row === undefined) throw notFound('Operation');
+    return row;
+  }
+
+  return {
+    /**
+     * Queues a sync or push: checks it as the synchronous call would (roles, stores, locales, and
+     * for a push the approval, so that a refusal is said now), then records it with its job.
+     */
+    async start(ctx: RequestContext, projectId: string, request: Request): Promise<OperationRecord> {
+      const { project, run } = await planOf(ctx, projectId, request);
+      if (request.kind === 'push') {
+        await deps.approvals.assertPushAllowed(ctx, projectId, await deps.diffs.pending(ctx, projectId));
+      }
+      const row = runner.queuedRow(ctx, project, run, request);
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('operations').values(row).execute();
+        await queue.enqueue(trx, 'operation.run', { operationId: row.id });
+      });
+      queue.wake();
+      ctx.log.info({ operationId: row.id, kind: request.kind, projectId }, `${request.kind} queued`);
+      return recordOf(row);
+    },
+
+    async get(ctx: RequestContext, projectId: string, operationId: string): Promise<OperationRecord> {
+      return recordOf(await requireOperation(ctx, projectId, operationId));
+    },
+
+    /**
+     * Cancels: a queued operation ends now; a running one stops before its next store write
+     * (what was written stays written and is reported). 409 once it has finished.
+     */
+    async cancel(ctx: RequestContext, projectId: string, operationId: string): Promise<OperationRecord> {
+      const row = await requireOperation(ctx, projectId, operationId);
+      authorize(ctx, 'operations.cancel');
+      if (row.status !== 'queued' && row.status !== 'running') {
+        throw new AppError('CONFLICT', `The operation has already finished (${row.status})`);
+      }
+      const now = clock.now().toISOString();
+      await db
+        .updateTable('operations')
+        .set({ cancel_requested_at: now })
+        .where('id', '=', operationId)
+        .execute();
+      // Still queued: it never starts (markRunning only takes queued operations).
+      await db
+        .updateTable('operations')
+        .set({
+          status: 'cancelled',
+          finished_at: now,
+          outcome: JSON.stringify({ cancelled: 'before it started' }),
+        })
+        .where('id', '=', operationId)
+        .where('status', '=', 'queued')
+        .execute();
+      ctx.log.info({ operationId }, 'cancel requested');
+      return recordOf((await ops.findById(db, operationId))!);
+    },
+
+    /** The `operation.run` job: runs the queued operation when its project is free. */
+    async runJob(operationId: string, log: Logger): Promise<void> {
+      const row = await ops.findById(db, operationId);
+      if (row === undefined || row.status !== 'queued' || row.request === null) return;
+      const ctx = contextOf(row, log);
+      const request = JSON.parse(row.request) as Request;
+      let outcome: 'busy' | 'gone' | 'done';
+      try {
+        if (request.kind === 'sync') {
+          const { project, run } = await deps.sync.plan(ctx, row.project_id, request.input);
+          outcome = await runner.runQueued(ctx, project, operationId, run);
+        } else {
+          const { project, run } = await deps.push.plan(ctx, row.project_id, request.input);
+          outcome = await runner.runQueued(ctx, project, operationId, run);
+        }
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        // The request is no longer valid (the project lost its store link, the role changed).
+        await runner.finish(
+          row.organization_id,
+          operationId,
+          'failed',
+          { error: error.message, code: error.code },
+          [],
+        );
+        return;
+      }
+      if (outcome === 'busy') {
+        await queue.enqueue(db, 'operation.run', { operationId }, { delayMs: BUSY_RETRY_MS });
+      }
+    },
+
+    /**
+     * Operations whose instance died (lease lapsed): a background one that had not written to a
+     * store is queued again; any other is failed, saying what it had done.
+     */
+    async recoverExpired(log: Logger): Promise<number> {
+      const expired = await ops.expired(db, clock.now().toISOString());
+      for (const row of expired) {
+        const resumable = row.request !== null && Number(row.writes_started ?? 0) === 0;
+        await db.transaction().execute(async (trx) => {
+          const claimed = await trx
+            .updateTable('operations')
+            .set(
+              resumable
+                ? { status: 'queued', lease_expires_at: null }
+                : { status: 'running', lease_expires_at: null },
+            )
+            .where('id', '=', row.id)
+            .where('status', '=', 'running')
+            .where('lease_expires_at', '=', row.lease_expires_at)
+            .executeTakeFirst();
+          if (Number(claimed.numUpdatedRows) !== 1) return;
+          if (resumable) await queue.enqueue(trx, 'operation.run', { operationId: row.id });
+        });
+        if (!resumable) {
+          const progress = row.progress === null ? null : (JSON.parse(row.progress) as Progress);
+          await runner.finish(
+            row.organization_id,
+            row.id,
+            'failed',
+            {
+              error:
+                'The instance running this operation stopped after it had begun writing to the stores; ' +
+                'what was written is listed in progress. Sync to see the stores as they are, then push again.',
+              progress,
+            },
+            [
+              {
+                type: row.kind === 'push' ? 'push.failed' : 'sync.completed',
+                data: {
+                  projectId: row.project_id,
+                  status: 'failed',
+                  error: 'the instance running it stopped',
+                },
+              },
+            ],
+          );
+        }
+        log.warn({ operationId: row.id, resumed: resumable }, 'operation lease lapsed');
+      }
+      if (expired.length > 0) queue.wake();
+      return expired.length;
+    },
+  };
+}
+
+export type BackgroundOperations = ReturnType<typeof createBackgroundOperations>;

@@ -1,0 +1,342 @@
+/**
+ * Runs syncs and pushes, one per project at a time across instances (design.md §11). The
+ * project's lock is a lease: the instance running an operation renews it, and when that instance
+ * dies it lapses within LEASE_MS, so the operation can be resumed or failed (see
+ * background-operations.ts). Every run is recorded in the operations log with who, when, stores,
+ * locales, progress and outcome, and its events are written in the transaction that records the
+ * outcome.
+ */
+import { StoreError } from '../../connectors/store-connector.js';
+import type { Executor } from '../../db/database.js';
+import { AppError } from '../../errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import type { Store } from '../../shared/stores.js';
+import type { RequestContext } from '../access/index.js';
+import { actorOf } from '../audit/index.js';
+import type { EventType, Outbox } from '../events/index.js';
+import type { Project } from '../projects/index.js';
+import { operationsRepository as ops } from './operations.repository.js';
+
+/** A lease lapses this long after its last renewal (design.md §11: within 60 s). */
+export const LEASE_MS = 60_000;
+/** How often the running instance renews its lease. */
+const RENEW_MS = 15_000;
+/** How often a waiting synchronous operation tries the lock again. */
+const LOCK_POLL_MS = 50;
+/** Progress is written at most this often (and once at the end). */
+const PROGRESS_EVERY_MS = 250;
+
+export interface Progress {
+  done: number;
+  total: number;
+  stores: Partial<Record<Store, { done: number; total: number; locales: string[] }>>;
+}
+
+/** What the work of an operation may ask of its run: cancel checks and progress. */
+export interface OperationControl {
+  readonly operationId: string;
+  /** Before each store write: throws StoreError CANCELLED once a cancel was asked for. */
+  beforeWrite(store: Store): () => Promise<void>;
+  /** Declares how many locales a store's part has. */
+  expect(store: Store, total: number): void;
+  /** One locale of a store done. */
+  advance(store: Store, locale: string): void;
+}
+
+export interface OperationEvent {
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
+/** What the log records of an operation before it runs. */
+export interface OperationShape {
+  kind: 'sync' | 'push';
+  stores: Store[];
+  locales: string[] | undefined;
+}
+
+export interface OperationRun<P, T> extends OperationShape {
+  /** Runs first under the lock and may refuse: nothing is recorded then. What it answers is what `work` acts on. */
+  prepare: () => Promise<P>;
+  /** The operation itself; its `status` goes to the log, the rest is its outcome. */
+  work: (prepared: P, control: OperationControl) => Promise<T & { status: string }>;
+  /** The events of its outcome, written with it. */
+  events: (outcome: T, status: string) => OperationEvent[];
+  /** The events of a run that failed with an exception. */
+  failureEvents: (message: string) => OperationEvent[];
+}
+
+const cancelledError = (store: Store) =>
+  new StoreError(
+    store,
+    'CANCELLED',
+    'Not written: the operation was cancelled before this write',
+    null,
+    false,
+  );
+
+export function createOperationRunner(deps: {
+  db: Executor;
+  clock: Clock;
+  outbox: Outbox;
+  lockWaitMs?: number;
+}) {
+  const { db, clock, outbox } = deps;
+  const lockWaitMs = deps.lockWaitMs ?? 60_000;
+  const leaseEnd = () => new Date(clock.now().getTime() + LEASE_MS).toISOString();
+
+  const tryLock = (projectId: string, operationId: string) =>
+    ops.tryLockProject(db, projectId, operationId, clock.now().toISOString(), leaseEnd());
+
+  /** Waits for the project's lock (409 CONFLICT after lockWaitMs). */
+  async function acquire(projectId: string, operationId: string): Promise<void> {
+    const deadline = Date.now() + lockWaitMs;
+    while (!(await tryLock(projectId, operationId))) {
+      if (Date.now() > deadline) {
+        throw new AppError(
+          'CONFLICT',
+          'Another sync or push of this project is still running; try again shortly (or send Prefer: respond-async to queue it)',
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+    }
+  }
+
+  /** The operation under its lock, which the caller has taken; the lock is released at the end. */
+  async function execute<P, T extends object>(
+    ctx: RequestContext,
+    project: Project,
+    operationId: string,
+    run: OperationRun<P, T>,
+    record: (prepared: P) => Promise<void>,
+  ): Promise<T> {
+    const renewal = setInterval(() => {
+      ops
+        .renewLease(db, project.id, operationId, leaseEnd())
+        .catch((error: unknown) =>
+          ctx.log.warn({ err: error, operationId }, 'renewing the operation lease failed'),
+        );
+    }, RENEW_MS);
+    renewal.unref();
+    try {
+      const prepared = await run.prepare();
+      await record(prepared);
+      ctx.log.info(
+        { operationId, kind: run.kind, projectId: project.id, stores: run.stores },
+        `${run.kind} started`,
+      );
+      const progress = createProgress(ctx, project, operationId);
+      let result: T & { status: string };
+      try {
+        result = await run.work(prepared, progress.control);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        await progress.flush();
+        await finish(
+          ctx.organizationId,
+          operationId,
+          'failed',
+          { error: message },
+          run.failureEvents(message),
+        );
+        throw error;
+      }
+      await progress.flush();
+      const { status: reported, ...outcome } = result;
+      const status = progress.cancelled() ? 'cancelled' : reported;
+      await finish(ctx.organizationId, operationId, status, outcome, run.events(outcome as T, status));
+      ctx.log.info({ operationId, kind: run.kind, status }, `${run.kind} finished`);
+      return outcome as T;
+    } finally {
+      clearInterval(renewal);
+      await ops.unlockProject(db, project.id, operationId);
+    }
+  }
+
+  async function finish(
+    organizationId: string,
+    operationId: string,
+    status: string,
+    outcome: object,
+    events: OperationEvent[],
+  ) {
+    await db.transaction().execute(async (trx) => {
+      await ops.finish(trx, operationId, {
+        status,
+        outcome: JSON.stringify(outcome),
+        finished_at: clock.now().toISOString(),
+      });
+      for (const event of events) {
+        await outbox.emit(trx, organizationId, event.type, { operationId, ...event.data });
+      }
+    });
+  }
+
+  /** Progress of one run: counted in memory, written (with an operation.progress event) now and then. */
+  function createProgress(ctx: RequestContext, project: Project, operationId: string) {
+    const state: Progress = { done: 0, total: 0, stores: {} };
+    let cancelled = false;
+    let writesMarked = false;
+    let dirty = false;
+    let timer: NodeJS.Timeout | null = null;
+    let writing: Promise<void> = Promise.resolve();
+    const write = () => {
+      timer = null;
+      if (!dirty) return writing;
+      dirty = false;
+      const snapshot = JSON.stringify(state);
+      const data = { projectId: project.id, operationId, progress: JSON.parse(snapshot) as unknown };
+      writing = writing
+        .then(() =>
+          db.transaction().execute(async (trx) => {
+            await ops.setProgress(trx, operationId, snapshot);
+            await outbox.emit(trx, ctx.organizationId, 'operation.progress', data);
+          }),
+        )
+        .catch((error: unknown) => ctx.log.warn({ err: error, operationId }, 'recording progress failed'));
+      return writing;
+    };
+    const changed = () => {
+      dirty = true;
+      timer ??= setTimeout(() => void write(), PROGRESS_EVERY_MS);
+    };
+    const control: OperationControl = {
+      operationId,
+      beforeWrite: (store) => async () => {
+        if (cancelled || (await ops.cancelRequested(db, operationId))) {
+          cancelled = true;
+          throw cancelledError(store);
+        }
+        if (!writesMarked) {
+          // A run that dies after this point is failed, never repeated: nothing is written twice.
+          writesMarked = true;
+          await ops.markWritesStarted(db, operationId);
+        }
+      },
+      expect(store, total) {
+        const part = (state.stores[store] ??= { done: 0, total: 0, locales: [] });
+        state.total += total - part.total;
+        part.total = total;
+        changed();
+      },
+      advance(store, locale) {
+        const part = (state.stores[store] ??= { done: 0, total: 0, locales: [] });
+        part.done += 1;
+        part.locales.push(locale);
+        state.done += 1;
+        changed();
+      },
+    };
+    return {
+      control,
+      cancelled: () => cancelled,
+      async flush() {
+        if (timer !== null) clearTimeout(timer);
+        await write();
+      },
+    };
+  }
+
+  const operationRow = (ctx: RequestContext, project: Project, run: OperationShape) => ({
+    organization_id: ctx.organizationId,
+    project_id: project.id,
+    kind: run.kind,
+    actor_member_id: actorOf(ctx).memberId,
+    actor_operator: actorOf(ctx).operator,
+    actor_role: ctx.principal.role,
+    stores: JSON.stringify(run.stores),
+    locales: run.locales === undefined ? null : JSON.stringify(run.locales),
+  });
+
+  return {
+    /** Runs an operation now, waiting for the project's lock (409 after lockWaitMs). */
+    async run<P, T extends object>(
+      ctx: RequestContext,
+      project: Project,
+      run: OperationRun<P, T>,
+    ): Promise<T> {
+      const operationId = newId('op');
+      await acquire(project.id, operationId);
+      return execute(ctx, project, operationId, run, async () => {
+        const now = clock.now().toISOString();
+        await ops.insert(db, {
+          id: operationId,
+          ...operationRow(ctx, project, run),
+          status: 'running',
+          outcome: null,
+          started_at: now,
+          finished_at: null,
+          request: null,
+          progress: null,
+          cancel_requested_at: null,
+          lease_expires_at: leaseEnd(),
+          writes_started: 0,
+          queued_at: null,
+        });
+      });
+    },
+
+    /**
+     * Runs a queued operation if its project is free: 'busy' when another operation holds the
+     * project (the operation stays queued), 'gone' when it is no longer queued.
+     */
+    async runQueued<P, T extends object>(
+      ctx: RequestContext,
+      project: Project,
+      operationId: string,
+      run: OperationRun<P, T>,
+    ): Promise<'busy' | 'gone' | 'done'> {
+      if (!(await tryLock(project.id, operationId))) return 'busy';
+      let started = false;
+      try {
+        await execute(ctx, project, operationId, run, async () => {
+          started = await ops.markRunning(db, operationId, clock.now().toISOString(), leaseEnd());
+          if (!started) throw new QueuedOperationGone();
+        });
+      } catch (error) {
+        if (error instanceof QueuedOperationGone) return 'gone';
+        // Refused by prepare (e.g. the approval no longer matches): recorded as the outcome.
+        if (!started && error instanceof AppError) {
+          await finish(
+            ctx.organizationId,
+            operationId,
+            'failed',
+            { error: error.message, code: error.code },
+            [...run.failureEvents(error.message)],
+          );
+          return 'done';
+        }
+        // The work failed: execute recorded it.
+        if (started) return 'done';
+        throw error;
+      }
+      return 'done';
+    },
+
+    /** Records a queued background operation and its job, in the caller's transaction. */
+    queuedRow(ctx: RequestContext, project: Project, run: OperationShape, request: object) {
+      const now = clock.now().toISOString();
+      return {
+        id: newId('op'),
+        ...operationRow(ctx, project, run),
+        status: 'queued',
+        outcome: null,
+        started_at: now,
+        finished_at: null,
+        request: JSON.stringify(request),
+        progress: null,
+        cancel_requested_at: null,
+        lease_expires_at: null,
+        writes_started: 0,
+        queued_at: now,
+      };
+    },
+    finish,
+  };
+}
+
+/** The queued operation was cancelled or taken by another instance before it started. */
+class QueuedOperationGone extends Error {}
+
+export type OperationRunner = ReturnType<typeof createOperationRunner>;

@@ -1,0 +1,108 @@
+import type { Executor } from '../../db/database.js';
+import type { WebhookDeliveriesTable, WebhooksTable } from '../../db/tables.js';
+import type { EventType } from '../events/index.js';
+import type { Attempt } from './sender.js';
+import type { Delivery, Webhook } from './webhook.js';
+
+export const toWebhook = (row: WebhooksTable): Webhook => ({
+  id: row.id,
+  url: row.url,
+  description: row.description,
+  events: JSON.parse(row.events) as EventType[],
+  enabled: Number(row.enabled) === 1,
+  disabledReason: row.disabled_reason,
+  failingSince: row.failing_since,
+  previousSecretExpiresAt: row.previous_secret_expires_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export const toDelivery = (row: WebhookDeliveriesTable): Delivery => ({
+  id: row.id,
+  webhookId: row.webhook_id,
+  eventId: row.event_id,
+  eventType: row.event_type,
+  status: row.status as Delivery['status'],
+  attemptCount: Number(row.attempt_count),
+  attempts: JSON.parse(row.attempts) as Attempt[],
+  nextAttemptAt: row.next_attempt_at,
+  createdAt: row.created_at,
+});
+
+export const findWebhook = (db: Executor, organizationId: string, id: string) =>
+  db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export const listWebhooks = (db: Executor, organizationId: string) =>
+  db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+
+export const enabledWebhooks = (db: Executor, organizationId: string) =>
+  db
+    .selectFrom('webhooks')
+    .select(['id', 'events'])
+    .where('organization_id', '=', organizationId)
+    .where('enabled', '=', 1)
+    .execute();
+
+export async function insertDelivery(db: Executor, row: WebhookDeliveriesTable): Promise<void> {
+  await db.insertInto('webhook_deliveries').values(row).execute();
+}
+
+/** A delivery with its endpoint, for one attempt. */
+export const deliveryForAttempt = (db: Executor, id: string) =>
+  db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    .select([
+      'd.id',
+      'd.status',
+      'd.payload',
+      'd.event_id',
+      'd.attempt_count',
+      'd.attempts',
+      'd.updated_at',
+      'w.id as webhook_id',
+      'w.organization_id',
+      'w.url',
+      'w.enabled',
+      'w.secret',
+      'w.previous_secret',
+      'w.previous_secret_expires_at',
+      'w.failing_since',
+    ])
+    .where('d.id', '=', id)
+    .executeTakeFirst();
+
+export async function listDeliveries(
+  db: Executor,
+  webhookId: string,
+  page: { limit: number; offset: number },
+) {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('webhook_id', '=', webhookId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('webhook_id', '=', webhookId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.count) };
+}

@@ -1,0 +1,126 @@
+/**
+ * kill -9 of the instance running background operations (design.md §11): once its lease lapses
+ * (60 s), another instance resumes what had not written to a store yet and fails what had, with
+ * its status true and no store write repeated. The lease is the design's, so this test waits
+ * about a minute and a quarter.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './support/databases.js';
+import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from './support/emulators.js';
+import { startHarness, TEST_SECRET_KEY, type Harness } from './support/harness.js';
+import { printedAdminKey, serve, type ServedProcess } from './support/serve.js';
+
+let dir: string;
+let database: TestDatabase;
+let emu: RunningEmulators;
+let served: ServedProcess | undefined;
+let survivor: Harness | undefined;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-crash-'));
+  database = await createTestDatabase({ file: path.join(dir, 'crash.db') });
+  emu = await startEmulators();
+});
+afterAll(async () => {
+  if (served !== undefined && served.child.exitCode === null) served.child.kill('SIGKILL');
+  await survivor?.close();
+  await emu?.close();
+  await database?.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+it(
+  'resumes an operation that had not written and fails one that had, without writing twice',
+  { timeout: 150_000 },
+  async () => {
+    served = serve({
+      DATABASE_URL: database.url,
+      APPMETA_SECRET_KEY: TEST_SECRET_KEY,
+      ...emu.env,
+    });
+    const url = await served.listening;
+    const key = printedAdminKey(served)!;
+    const call = async (
+      method: string,
+      route: string,
+      body?: unknown,
+      headers: Record<string, string> = {},
+    ) => {
+      const res = await fetch(`${url}/api/v1${route}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    for (const store of ['appstore', 'playstore'] as const) {
+      expect((await call('PUT', `/organization/credentials/${store}`, emu.credentials[store])).status).toBe(
+        200,
+      );
+    }
+    const pushed = (await call('POST', '/projects', { name: 'Pushed', appStoreAppId: APP_ID })).body.data
+      .project.id;
+    const synced = (await call('POST', '/projects', { name: 'Synced', playStorePackageName: PACKAGE })).body
+      .data.project.id;
+    expect((await call('POST', `/projects/${pushed}/sync`, {})).status).toBe(200);
+    await call('PATCH', `/projects/${pushed}/listings/appstore/en-US`, { promotionalText: 'Radar' });
+    await call('PATCH', `/projects/${pushed}/listings/appstore/de-DE`, {
+      name: 'Wetter Pro',
+      description: 'Wetter.',
+    });
+
+    // The store answers slowly: the push is mid-write and the sync mid-read when the instance dies.
+    emu.faults.set([
+      { route: 'PATCH /v1/*', latencyMs: 2_000 },
+      { route: 'POST /v1/app*Localizations', latencyMs: 2_000 },
+      { route: 'GET */listings', latencyMs: 2_000 },
+    ]);
+    const async = { prefer: 'respond-async' };
+    const push = (await call('POST', `/projects/${pushed}/push`, {}, async)).body.data.operation.id;
+    const sync = (await call('POST', `/projects/${synced}/sync`, {}, async)).body.data.operation.id;
+    const status = async (project: string, id: string) =>
+      (await call('GET', `/projects/${project}/operations/${id}`)).body.data.operation.status as string;
+    const deadline = Date.now() + 10_000;
+    while ((await status(pushed, push)) !== 'running' || (await status(synced, sync)) !== 'running') {
+      if (Date.now() > deadline) throw new Error('the operations did not start');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    served.child.kill('SIGKILL');
+    await served.exited;
+    // Writes the store had already received still land; none may come after this.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    emu.faults.clear();
+    const writes = emu.appStore.counters.writes;
+    expect(writes).toBeGreaterThan(0);
+
+    survivor = await startHarness({ database, env: emu.env, worker: true });
+    const admin = survivor.client(key);
+    const finished = async (project: string, id: string) => {
+      const until = Date.now() + 100_000;
+      for (;;) {
+        const operation = (await admin.get(`/api/v1/projects/${project}/operations/${id}`)).body.data
+          .operation;
+        if (!['queued', 'running'].includes(operation.status)) return operation;
+
+        if (Date.now() > until) {
+          // What the surviving instance warned about says why.
+          console.log(survivor!.logs.filter((l) => /"level":(40|50)/.test(l)).join('\n'));
+          throw new Error(`operation still ${operation.status}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    };
+    const [pushOutcome, syncOutcome] = await Promise.all([finished(pushed, push), finished(synced, sync)]);
+    expect(syncOutcome.status).toBe('succeeded');
+    expect(syncOutcome.outcome.playStore).toMatchObject({ synced: true });
+    expect(pushOutcome.status).toBe('failed');
+    expect(pushOutcome.outcome.error).toMatch(/stopped after it had begun writing/);
+    expect(emu.appStore.counters.writes).toBe(writes);
+    // The project is free again: a synchronous sync runs at once.
+    expect((await admin.post(`/api/v1/projects/${pushed}/sync`, {})).status).toBe(200);
+  },
+);

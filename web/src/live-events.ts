@@ -1,0 +1,42 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+
+/**
+ * Keeps what the dashboard shows current while others work: the organization's live event stream
+ * (GET /api/v1/events, the session cookie signs it in) marks the queries an event touches as
+ * stale, so they are read again. The browser reconnects by itself and resumes with Last-Event-ID.
+ * Drafts in an editor are the person's own and are never replaced.
+ */
+export function useLiveEvents(): void {
+  const client = useQueryClient();
+  useEffect(() => {
+    if (typeof EventSource === 'undefined') return;
+    const source = new EventSource('/api/v1/events');
+    const onEvent = (message: MessageEvent<string>) => {
+      const event = JSON.parse(message.data) as { type: string; data: { projectId?: string } };
+      const projectId = event.data.projectId;
+      if (projectId !== undefined) {
+        void client.invalidateQueries({
+          predicate: (query) => query.queryKey.includes(projectId) || query.queryKey[0] === 'projects',
+        });
+      } else if (event.type.startsWith('member.')) {
+        void client.invalidateQueries({ predicate: (query) => query.queryKey[0] !== 'session' });
+      }
+    };
+    const types = [
+      'listing.updated',
+      'sync.completed',
+      'sync.conflict',
+      'push.completed',
+      'push.failed',
+      'approval.requested',
+      'approval.granted',
+      'member.joined',
+      'member.removed',
+      'drift.detected',
+      'operation.progress',
+    ];
+    for (const type of types) source.addEventListener(type, onEvent);
+    return () => source.close();
+  }, [client]);
+}

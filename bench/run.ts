@@ -26,6 +26,7 @@ import { APPSTORE_LOCALES, mapLocale } from '../src/shared/stores.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createKeyRing } from '../src/shared/key-ring.js';
 import { appStoreCredentials, serviceAccount } from '../test/support/store-keys.js';
+import { runBackground, type BackgroundResult } from './background.js';
 import { runDashboard, type DashboardResult } from './dashboard.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -35,7 +36,7 @@ const PG_ADMIN = process.env.APPMETA_TEST_PG_URL ?? 'postgres://postgres@127.0.0
 const REDIS = process.env.APPMETA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 /** Scenarios and databases to run, e.g. BENCH_SCENARIOS=1,3 BENCH_DATABASES=sqlite; all by default. */
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4,5').split(',').map(Number));
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6').split(',').map(Number));
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 /** Organizations each of scenarios 1 and 2 spreads its load over (see runDatabase). */
 const ORGANIZATIONS = 30;
@@ -497,6 +498,22 @@ async function main() {
   for (const kind of loadScenarios ? kinds : []) await runDatabase(kind);
   const push = SCENARIOS.has(4) ? await runPush() : {};
   const dashboard: DashboardResult | null = SCENARIOS.has(5) ? await runDashboard() : null;
+  const background: BackgroundResult[] = [];
+  for (const kind of SCENARIOS.has(6) ? kinds : []) {
+    background.push(
+      await runBackground(kind, {
+        secret: SECRET,
+        bin: BIN,
+        redis: REDIS,
+        createDatabase,
+        seedProjects,
+        startProcess,
+        waitHealthy,
+        freePort,
+        cannon,
+      }),
+    );
+  }
 
   const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '' : n.toFixed(digits));
   // A refused or failed request is cheaper than a served one: such a row measures the wrong thing.
@@ -535,13 +552,31 @@ async function main() {
           `| editor keystroke to counter update, p50 / p95 of ${dashboard.keystrokeMs.keystrokes} | ${dashboard.keystrokeMs.p50} / ${dashboard.keystrokeMs.p95} ms (max ${dashboard.keystrokeMs.max}) | ≤ 16 ms |`,
           '',
         ]),
+    ...(background.length === 0
+      ? []
+      : [
+          '| scenario 6: background work | ' + background.map((b) => b.database).join(' | ') + ' |',
+          '| --- |' + background.map(() => ' ---: |').join(''),
+          `| event → webhook latency p50 / p99 / max, under scenario 1's load | ${background
+            .map(
+              (b) =>
+                `${b.webhookLatency.p50} / ${b.webhookLatency.p99} / ${b.webhookLatency.max} ms (${b.webhookLatency.deliveries} deliveries, load ${b.webhookLatency.loadRps} req/s)`,
+            )
+            .join(' | ')} |`,
+          `| jobs per second, one instance's workers, no-op jobs | ${background.map((b) => b.jobsPerSecond).join(' | ')} |`,
+          `| 10 projects × 10 locales pushed in the background at once (100 ms per store call) | ${background
+            .map((b) => `${b.pushes.concurrentMs} ms`)
+            .join(' | ')} |`,
+          `| the same 10 pushed one after another | ${background.map((b) => `${b.pushes.sequentialMs} ms`).join(' | ')} |`,
+          '',
+        ]),
     ...notes.map((n) => `- ${n}`),
   ];
   console.log(lines.join('\n'));
   fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
   fs.writeFileSync(
     path.join(ROOT, 'bench/results/latest.json'),
-    JSON.stringify({ rows, push, dashboard, notes }, null, 2),
+    JSON.stringify({ rows, push, dashboard, background, notes }, null, 2),
   );
 }
 

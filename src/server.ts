@@ -59,9 +59,16 @@ export async function startServer(
       print(`  ${link.url}`);
       print('');
     }
-    const url = await listen(app, config);
-    logger.info({ url, database: config.database.kind }, 'appmeta is listening');
+    // Workers first: once the service says it listens, it is whole (and a signal finds it so).
     const worker = options.worker === false ? null : await startWorker(services, logger);
+    let url: string;
+    try {
+      url = await listen(app, config);
+    } catch (error) {
+      await worker?.stop();
+      throw error;
+    }
+    logger.info({ url, database: config.database.kind }, 'appmeta is listening');
     let stopping: Promise<void> | null = null;
     const stop = () => {
       stopping ??= (async () => {

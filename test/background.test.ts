@@ -301,6 +301,17 @@ describe('events', () => {
   });
 });
 
+describe('the live stream of a removed member', () => {
+  it('tells them, then ends', async () => {
+    const member = await h.given.member(org, 'member');
+    const stream = await openStream(member.apiKey);
+    expect((await admin.api.delete(`/api/v1/organization/members/${member.id}`)).status).toBe(200);
+    const [removed] = await stream.next(1);
+    expect(removed).toMatchObject({ type: 'member.removed', data: { data: { memberId: member.id } } });
+    await until('the end of the stream', async () => (stream.ended() ? true : undefined));
+  });
+});
+
 /** An SSE stream read through inject as it arrives. */
 async function openStream(apiKey: string, lastEventId?: string) {
   const res = await h.app.inject({
@@ -330,7 +341,10 @@ async function openStream(apiKey: string, lastEventId?: string) {
         events.push({ id, type, data: JSON.parse(data) });
     }
   });
+  let ended = false;
+  stream.on('end', () => (ended = true));
   return {
+    ended: () => ended,
     next: (count: number) =>
       until(`${count} events`, async () => (events.length >= count ? events.slice(0, count) : undefined)),
     close: () => stream.destroy(),

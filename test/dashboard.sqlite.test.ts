@@ -150,13 +150,16 @@ describe('joining and signing in', () => {
     }
   });
 
-  it("ends a removed member's session: the next page sends them to sign in", async () => {
+  it("ends a removed member's session: the open page hears it live and sends them to sign in", async () => {
     const org = await h.given.organization();
     const member = await h.given.member(org, 'member');
     const { context, page } = await signedInContext(browser, h, member.apiKey);
     try {
+      // The page listens to the organization's events before the admin acts.
+      const listening = page.waitForResponse((response) => response.url().endsWith('/api/v1/events'));
+      await page.reload();
+      expect((await listening).status()).toBe(200);
       expect((await org.admin.api.delete(`/api/v1/organization/members/${member.id}`)).status).toBe(200);
-      await page.getByRole('link', { name: 'Organization' }).click();
       await page.getByRole('heading', { name: 'Sign in to appmeta' }).waitFor();
       expect(new URL(page.url()).pathname).toBe('/sign-in');
     } finally {

@@ -11,6 +11,11 @@ declare module 'fastify' {
     callerError: AppError | null;
     /** Why a caller signed in by cookie alone may not change state here (CSRF), reported likewise. */
     csrfError: AppError | null;
+    /**
+     * Whether the request's key or session still signs in the same member: for a long-lived
+     * response (the event stream) that must end once the key is revoked or the member removed.
+     */
+    stillSignedIn: (() => Promise<boolean>) | null;
   }
 }
 
@@ -36,20 +41,26 @@ export function registerIdentity(
   app.decorateRequest('caller', null);
   app.decorateRequest('callerError', null);
   app.decorateRequest('csrfError', null);
+  app.decorateRequest('stillSignedIn', null);
   app.addHook('onRequest', async (request) => {
     const authorization = request.headers.authorization;
     const token = authorization === undefined ? sessionTokenOf(request) : null;
     if (authorization === undefined && token === null) return;
+    const signIn = () =>
+      authorization !== undefined ? authenticate.key(authorization) : authenticate.session(token!);
     try {
-      request.caller =
-        authorization !== undefined
-          ? await authenticate.key(authorization)
-          : await authenticate.session(token!);
+      request.caller = await signIn();
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'UNAUTHORIZED') throw error;
       request.callerError = error;
       return;
     }
+    const { memberId } = request.caller.principal;
+    request.stillSignedIn = () =>
+      signIn().then(
+        (again) => again.principal.memberId === memberId,
+        () => false,
+      );
     if (token === null) return;
     try {
       cookies.checkCsrf(request);

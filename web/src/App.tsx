@@ -25,7 +25,7 @@ export function App() {
 function SignedIn({ path }: { path: string }) {
   const session = useSession();
   const client = useQueryClient();
-  useLiveEvents();
+  useLiveEvents(session.data?.member.id);
   const signOut = useMutation({
     mutationFn: () => unwrap(api.DELETE('/api/dashboard/session')),
     onSettled: () => {

@@ -7,15 +7,23 @@ import { useEffect } from 'react';
  * stale, so they are read again. The browser reconnects by itself and resumes with Last-Event-ID.
  * Drafts in an editor are the person's own and are never replaced.
  */
-export function useLiveEvents(): void {
+export function useLiveEvents(memberId: string | undefined): void {
   const client = useQueryClient();
   useEffect(() => {
+    if (memberId === undefined) return;
     if (typeof EventSource === 'undefined') return;
     const source = new EventSource('/api/v1/events');
     const onEvent = (message: MessageEvent<string>) => {
-      const event = JSON.parse(message.data) as { type: string; data: { projectId?: string } };
+      const event = JSON.parse(message.data) as {
+        type: string;
+        data: { projectId?: string; memberId?: string };
+      };
       const projectId = event.data.projectId;
-      if (projectId !== undefined) {
+      if (event.type === 'member.removed' && event.data.memberId === memberId) {
+        // This person was removed: their session has ended, and reading it again says so.
+        source.close();
+        void client.invalidateQueries();
+      } else if (projectId !== undefined) {
         void client.invalidateQueries({
           predicate: (query) => query.queryKey.includes(projectId) || query.queryKey[0] === 'projects',
         });
@@ -38,5 +46,5 @@ export function useLiveEvents(): void {
     ];
     for (const type of types) source.addEventListener(type, onEvent);
     return () => source.close();
-  }, [client]);
+  }, [client, memberId]);
 }

@@ -5,9 +5,12 @@ import type { Api } from '../../http/api.js';
 import { contextOf } from '../../http/identity.js';
 import { BEARER, ERRORS } from '../../http/schemas.js';
 import type { AppEvent } from './event.js';
-import type { EventStream } from './event-stream.js';
+import type { EventStream, Subscription } from './event-stream.js';
 
-/** A comment line now and then keeps proxies from closing an idle stream. */
+/**
+ * A comment line now and then keeps proxies from closing an idle stream; at each, the stream's key
+ * or session is checked again, so a revoked key's stream ends within this.
+ */
 const HEARTBEAT_MS = 15_000;
 
 const frame = (event: AppEvent) =>
@@ -60,17 +63,27 @@ export function eventsRoutes(app: Api, services: { eventStream: EventStream }): 
         lastEventId = Number(text);
       }
       const stream = new PassThrough();
-      const subscription = await services.eventStream.subscribe(contextOf(request), lastEventId, (event) =>
-        stream.write(frame(event)),
-      );
-      open.add(stream);
-      const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), HEARTBEAT_MS);
+      const ctx = contextOf(request);
+      let subscription: Subscription | null = null;
+      let heartbeat: NodeJS.Timeout | undefined = undefined;
       const end = () => {
         clearInterval(heartbeat);
-        subscription.close();
+        subscription?.close();
         open.delete(stream);
         stream.end();
       };
+      subscription = await services.eventStream.subscribe(ctx, lastEventId, (event) => {
+        stream.write(frame(event));
+        // A removed member hears of it, and then of nothing more.
+        if (event.type === 'member.removed' && event.data.memberId === ctx.principal.memberId) end();
+      });
+      open.add(stream);
+      heartbeat = setInterval(() => {
+        stream.write(': keep-alive\n\n');
+        void request.stillSignedIn?.().then((valid) => {
+          if (!valid) end();
+        });
+      }, HEARTBEAT_MS);
       request.raw.on('close', end);
       stream.on('close', end);
       // The first line goes out at once, so that clients know the stream is open.

@@ -42,7 +42,7 @@ import {
 import { createDriftDetection } from './modules/drift/index.js';
 import { createEventStream, createOutbox } from './modules/events/index.js';
 import { createWebhookFanOut, createWebhooksService } from './modules/webhooks/index.js';
-import { createJobQueue, type JobQueue } from './jobs/index.js';
+import { createJobQueue, WAKE_AFTER_MS, type JobQueue } from './jobs/index.js';
 import pino, { type Logger } from 'pino';
 import type { Clock } from './shared/clock.js';
 import type { KeyRing } from './shared/key-ring.js';
@@ -75,12 +75,8 @@ export function createServices(deps: ServiceDeps) {
   const outbox = createOutbox({
     clock,
     fanOut: createWebhookFanOut({ clock, queue }),
-    // Right after the commit that is still under way, the job and the stream reader look again.
-    afterEmit: () =>
-      void setTimeout(() => {
-        queue.wake();
-        eventStream.nudge();
-      }, 20),
+    // Right after the commit that is still under way, the stream reader looks again.
+    afterEmit: () => void setTimeout(() => eventStream.nudge(), WAKE_AFTER_MS),
   });
   const projects = createProjectsService({ db, clock, audit, organizations, listings: listingsRepository });
   const writer = createListingWriter({ db, clock, outbox });

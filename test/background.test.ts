@@ -11,6 +11,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postWebhook } from '../src/modules/webhooks/sender.js';
 import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from './support/emulators.js';
+import { until } from './support/until.js';
 import { startHarness, type Actor, type Harness, type TestOrganization } from './support/harness.js';
 
 interface Received {
@@ -104,16 +105,6 @@ async function finished(project: string, operationId: string) {
     const operation = res.body.data.operation;
     if (!['queued', 'running'].includes(operation.status)) return operation;
     if (Date.now() > deadline) throw new Error(`operation still ${operation.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

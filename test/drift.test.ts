@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from './support/emulators.js';
 import { ManualClock } from './support/clock.js';
+import { until } from './support/until.js';
 import { startHarness, type Harness, type TestOrganization } from './support/harness.js';
 
 let emu: RunningEmulators;
@@ -30,16 +31,6 @@ afterAll(async () => {
   await h?.close();
   await emu?.close();
 });
-
-async function until<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const eventsOf = (type: string) =>
   h.db.kysely

@@ -28,12 +28,32 @@ export interface EnqueueOptions {
   delayMs?: number;
 }
 
+/** How long after an enqueue its workers are woken: time for the enqueuing transaction to commit. */
+export const WAKE_AFTER_MS = 20;
+
+/** Wakes per job kind, at most one pending per kind: a burst of enqueues wakes the workers once. */
+export function createWaker(wake: (name: JobName) => void) {
+  const pending = new Set<JobName>();
+  return (name: JobName) => {
+    if (pending.has(name)) return;
+    pending.add(name);
+    setTimeout(() => {
+      pending.delete(name);
+      wake(name);
+    }, WAKE_AFTER_MS).unref();
+  };
+}
+
 export interface JobQueue {
   readonly kind: 'sqlite' | 'pg-boss';
-  /** Adds a job through `db`, a transaction or the database: it exists only if that commits. */
+  /**
+   * Adds a job through `db`, a transaction or the database: it exists only if that commits. This
+   * instance's workers of that kind are woken shortly after (the commit is then most likely done);
+   * other instances find it at their next poll.
+   */
   enqueue(db: Executor, name: JobName, data: JobData, options?: EnqueueOptions): Promise<void>;
-  /** Tells this instance's workers that a job was committed, so they need not wait for a poll. */
-  wake(): void;
+  /** Tells this instance's workers of a kind that a job was committed, so they need not wait for a poll. */
+  wake(name: JobName): void;
   /** Starts this instance's workers. */
   work(handlers: JobHandlers, log: Logger): Promise<void>;
   /** Stops the workers (waiting for running jobs) and releases the queue's connections. */

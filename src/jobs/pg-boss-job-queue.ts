@@ -7,7 +7,7 @@
 import { CompiledQuery } from 'kysely';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
-import { JOBS, JOB_NAMES, type JobHandlers, type JobQueue } from './job-queue.js';
+import { createWaker, JOBS, JOB_NAMES, type JobHandlers, type JobName, type JobQueue } from './job-queue.js';
 
 /** How often an idle worker of another instance looks for new jobs; this instance is woken at once. */
 const POLL_SECONDS = 0.5;
@@ -22,7 +22,11 @@ export function createPgBossJobQueue(databaseUrl: string): JobQueue {
   });
   let started: Promise<void> | null = null;
   let closing: Promise<void> | null = null;
-  const workerIds: string[] = [];
+  const workerIds = new Map<JobName, string[]>(JOB_NAMES.map((name) => [name, []]));
+  const wake = (name: JobName) => {
+    for (const id of workerIds.get(name) ?? []) boss.notifyWorker(id);
+  };
+  const wakeSoon = createWaker(wake);
   let log: Logger | null = null;
   boss.on('error', (error) => log?.error({ err: error }, 'job queue error'));
 
@@ -55,29 +59,32 @@ export function createPgBossJobQueue(databaseUrl: string): JobQueue {
         ...(options.delayMs !== undefined &&
           options.delayMs > 0 && { startAfter: new Date(Date.now() + options.delayMs) }),
       });
+      if (options.delayMs === undefined || options.delayMs <= 0) wakeSoon(name);
     },
-    wake() {
-      for (const id of workerIds) boss.notifyWorker(id);
-    },
+    wake,
     async work(handlers: JobHandlers, logger: Logger) {
       log = logger;
       await ready();
       for (const name of JOB_NAMES) {
         for (let i = 0; i < JOBS[name].concurrency; i += 1) {
-          workerIds.push(
-            await boss.work<Record<string, string>>(
-              name,
-              { batchSize: 1, pollingIntervalSeconds: POLL_SECONDS },
-              async ([job]) => {
-                try {
-                  await handlers[name](job!.data);
-                } catch (error) {
-                  logger.error({ err: error, job: name, jobId: job!.id }, 'job failed');
-                  throw error;
-                }
-              },
-            ),
+          let workerId = '';
+          workerId = await boss.work<Record<string, string>>(
+            name,
+            { batchSize: 1, pollingIntervalSeconds: POLL_SECONDS },
+            async ([job]) => {
+              try {
+                await handlers[name](job!.data);
+              } catch (error) {
+                logger.error({ err: error, job: name, jobId: job!.id }, 'job failed');
+                throw error;
+              } finally {
+                // pg-boss waits a polling interval after every fetch, found or not: a worker that
+                // just ran a job looks for the next at once instead (else 2 jobs/s per worker).
+                boss.notifyWorker(workerId);
+              }
+            },
           );
+          workerIds.get(name)!.push(workerId);
         }
       }
     },

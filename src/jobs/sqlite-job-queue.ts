@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { Executor } from '../db/database.js';
 import { newId } from '../shared/ids.js';
-import { JOBS, type JobHandlers, type JobName, type JobQueue } from './job-queue.js';
+import { createWaker, JOBS, type JobHandlers, type JobName, type JobQueue } from './job-queue.js';
 
 /** How often an idle worker looks for jobs that became due (delayed jobs, lapsed locks). */
 const POLL_MS = 200;
@@ -21,6 +21,8 @@ export function createSqliteJobQueue(db: Executor): JobQueue {
   const running = new Set<Promise<void>>();
   const runningOf: Record<string, number> = {};
   let loop: Promise<void> | null = null;
+  // One loop serves every kind: any wake wakes it.
+  const wakeSoon = createWaker(() => wakeUp?.());
 
   /** Claims the next due job whose kind has a free slot, or answers undefined. */
   async function claim() {
@@ -119,6 +121,7 @@ export function createSqliteJobQueue(db: Executor): JobQueue {
           created_at: isoIn(),
         })
         .execute();
+      wakeSoon(name);
     },
     wake: () => wakeUp?.(),
     async work(handlers, log) {

@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
+import { EVENT_TYPES } from '../../src/modules/events/event';
 
 /**
  * Keeps what the dashboard shows current while others work: the organization's live event stream
@@ -31,20 +32,8 @@ export function useLiveEvents(memberId: string | undefined): void {
         void client.invalidateQueries({ predicate: (query) => query.queryKey[0] !== 'session' });
       }
     };
-    const types = [
-      'listing.updated',
-      'sync.completed',
-      'sync.conflict',
-      'push.completed',
-      'push.failed',
-      'approval.requested',
-      'approval.granted',
-      'member.joined',
-      'member.removed',
-      'drift.detected',
-      'operation.progress',
-    ];
-    for (const type of types) source.addEventListener(type, onEvent);
+
+    for (const type of EVENT_TYPES) source.addEventListener(type, onEvent);
     return () => source.close();
   }, [client, memberId]);
 }

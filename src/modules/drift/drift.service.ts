@@ -193,7 +193,7 @@ export function createDriftDetection(deps: {
           }
         });
       }
-      if (queued > 0) queue.wake();
+      if (queued > 0) queue.wake('drift.check');
       return queued;
     },
   };

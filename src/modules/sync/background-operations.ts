@@ -98,7 +98,7 @@ export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
         await trx.insertInto('operations').values(row).execute();
         await queue.enqueue(trx, 'operation.run', { operationId: row.id });
       });
-      queue.wake();
+      queue.wake('operation.run');
       ctx.log.info({ operationId: row.id, kind: request.kind, projectId }, `${request.kind} queued`);
       return recordOf(row);
     },
@@ -219,7 +219,7 @@ export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
         }
         log.warn({ operationId: row.id, resumed: resumable }, 'operation lease lapsed');
       }
-      if (expired.length > 0) queue.wake();
+      if (expired.length > 0) queue.wake('operation.run');
       return expired.length;
     },
   };

@@ -218,7 +218,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
           createdAt: clock.now().toISOString(),
         }),
       );
-      queue.wake();
+      queue.wake('webhook.deliver');
       return this.delivery(ctx, id, deliveryId);
     },
 
@@ -265,7 +265,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
           { deliveryId },
         );
       });
-      queue.wake();
+      queue.wake('webhook.deliver');
       return this.delivery(ctx, webhookId, deliveryId);
     },
 

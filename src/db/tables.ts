@@ -12,8 +12,6 @@ export interface OrganizationsTable {
   settings: string;
   /** Kept in the same transaction as project inserts/deletes, so list totals and quotas need no count(*). */
   project_count: Generated<number>;
-  /** The last event's sequence number; bumped in each event's transaction (commit order = event order). */
-  event_seq: Generated<number>;
   created_at: string;
 }
 
@@ -240,6 +238,12 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+/** An organization's last event number; bumped in each event's transaction (commit order = event order). */
+export interface EventSequencesTable {
+  organization_id: string;
+  seq: number;
+}
+
 /** The outbox: every event, written in the transaction of its cause. */
 export interface EventsTable {
   id: string;
@@ -328,6 +332,7 @@ export interface Database {
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   idempotency_keys: IdempotencyKeysTable;
+  event_sequences: EventSequencesTable;
   events: EventsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -6,8 +6,8 @@ import type { Kysely } from 'kysely';
  * Background operations, the event outbox, webhooks and drift (design.md §11).
  *
  * - operations: queued background runs, their request, progress, cancel request and lease.
- * - organizations.event_seq: the organization's event counter, bumped in the transaction that
- *   writes an event, so that event order per organization is commit order (SSE resumes by it).
+ * - event_sequences: the organization's event counter, bumped in the transaction that
+ *   writes an event (a row of its own: the organization row, read by every request, stays untouched), so that event order per organization is commit order (SSE resumes by it).
  * - events: the outbox, written in the transaction of the change that causes each event.
  * - webhooks and webhook_deliveries: endpoints (secret sealed like store credentials) and the
  *   delivery log, one row per event and endpoint, attempts kept on the row.
@@ -29,8 +29,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 
   await db.schema
-    .alterTable('organizations')
-    .addColumn('event_seq', 'integer', (c) => c.notNull().defaultTo(0))
+    .createTable('event_sequences')
+    .addColumn('organization_id', 'text', (c) =>
+      c.primaryKey().references('organizations.id').onDelete('cascade'),
+    )
+    .addColumn('seq', 'integer', (c) => c.notNull())
     .execute();
   await db.schema
     .createTable('events')
@@ -126,7 +129,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('webhook_deliveries').execute();
   await db.schema.dropTable('webhooks').execute();
   await db.schema.dropTable('events').execute();
-  await db.schema.alterTable('organizations').dropColumn('event_seq').execute();
+  await db.schema.dropTable('event_sequences').execute();
   await db.schema.dropIndex('operations_running_lease_idx').execute();
   for (const column of [
     'queued_at',

@@ -27,9 +27,9 @@ export async function eventsAfter(db: Executor, organizationId: string, afterSeq
 /** The organization's last event number (0 before its first event). */
 export async function lastEventSeq(db: Executor, organizationId: string): Promise<number> {
   const row = await db
-    .selectFrom('organizations')
-    .select('event_seq')
-    .where('id', '=', organizationId)
+    .selectFrom('event_sequences')
+    .select('seq')
+    .where('organization_id', '=', organizationId)
     .executeTakeFirst();
-  return Number(row?.event_seq ?? 0);
+  return Number(row?.seq ?? 0);
 }

@@ -25,13 +25,15 @@ export function createOutbox(deps: { clock: Clock; fanOut: EventFanOut; afterEmi
   const { clock, fanOut } = deps;
   return {
     async emit(db, organizationId, type, data) {
-      // The organization row stays locked until commit: events of one organization are numbered
-      // in commit order, so a reader resuming after number n misses none committed later.
-      const { event_seq: seq } = await db
-        .updateTable('organizations')
-        .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }))
-        .where('id', '=', organizationId)
-        .returning('event_seq')
+      // The counter row stays locked until commit: events of one organization are numbered in
+      // commit order, so a reader resuming after number n misses none committed later.
+      const { seq } = await db
+        .insertInto('event_sequences')
+        .values({ organization_id: organizationId, seq: 1 })
+        .onConflict((oc) =>
+          oc.column('organization_id').doUpdateSet((eb) => ({ seq: eb('event_sequences.seq', '+', 1) })),
+        )
+        .returning('seq')
         .executeTakeFirstOrThrow();
       const event: AppEvent = {
         id: newId('evt'),

@@ -2,9 +2,7 @@ import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { OrganizationsTable } from '../../db/tables.js';
 
-export type OrganizationRow = Omit<OrganizationsTable, 'project_count' | 'event_seq'> & {
-  project_count: number;
-};
+export type OrganizationRow = Omit<OrganizationsTable, 'project_count'> & { project_count: number };
 
 export async function insertOrganization(db: Executor, row: Omit<OrganizationRow, 'project_count'>) {
   await db.insertInto('organizations').values(row).execute();

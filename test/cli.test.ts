@@ -413,6 +413,26 @@ describe('appmeta CLI', () => {
     expect(resumed).toEqual([second, third]);
   });
 
+  it('worker runs the background workers without HTTP, and SIGTERM stops it cleanly', async () => {
+    const child = spawn(BIN, ['worker'], { env: { PATH: process.env.PATH ?? '', ...env } });
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('workers started')) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`worker exited ${code}: ${stderr}`)));
+    });
+    expect(stderr).not.toContain('listening');
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('stopped');
+  });
+
   it('emulate serves both store emulators and writes demo credentials', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'emulate-'));
     const child = spawn(BIN, ['emulate', '--port', '0', '--credentials-dir', dir, '--json'], {

@@ -437,6 +437,32 @@ describe('webhooks', () => {
     await remove(webhook.id);
   });
 
+  it('sends again a delivery whose instance died while sending it, once the attempt is stale', async () => {
+    const { webhook } = await createHook('/orphan', { events: ['drift.detected'] });
+    const test = await admin.api.post(`/api/v1/organization/webhooks/${webhook.id}/test`);
+    const deliveryId = test.body.data.delivery.id;
+    await until('the test delivery', async () =>
+      (await deliveries(webhook.id))[0]?.status === 'succeeded' ? true : undefined,
+    );
+    const start = receiver.received.length;
+    // What a kill -9 in the middle of an attempt leaves: the row says `sending`, nobody sends.
+    const setSending = (ago: number) =>
+      h.db.kysely
+        .updateTable('webhook_deliveries')
+        .set({ status: 'sending', updated_at: new Date(Date.now() - ago).toISOString() })
+        .where('id', '=', deliveryId)
+        .execute();
+    await setSending(5_000);
+    await h.services.webhooks.attempt(deliveryId); // the queue's retry, too early: left alone
+    expect(receiver.received.length).toBe(start);
+    await setSending(31_000);
+    await h.services.webhooks.attempt(deliveryId);
+    const sent = receiver.received.slice(start).filter((r) => r.url === '/orphan');
+    expect(sent).toHaveLength(1);
+    expect((await deliveries(webhook.id))[0]).toMatchObject({ status: 'succeeded', attemptCount: 2 });
+    await remove(webhook.id);
+  });
+
   it('signs with both secrets for a day after a rotation', async () => {
     const { webhook, secret: old } = await createHook('/rotated', { events: ['drift.detected'] });
     const rotated = await admin.api.post(`/api/v1/organization/webhooks/${webhook.id}/rotate-secret`);

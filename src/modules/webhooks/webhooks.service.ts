@@ -22,8 +22,12 @@ import { checkDescription, checkEvents, checkWebhookUrl, type Webhook } from './
 export const DISABLE_AFTER_MS = 5 * 24 * 3600_000;
 /** How long deliveries after a rotation also carry the previous secret's signature. */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
-/** A delivery left `sending` this long (its instance died) may be sent again. */
-const STALE_SENDING_MS = 2 * 60_000;
+/**
+ * A delivery left `sending` this long was being sent by an instance that died: it may be sent
+ * again. Longer than an attempt can take (10 s), shorter than the job's expiry (60 s), so that
+ * the job that the queue runs again finds it sendable.
+ */
+const STALE_SENDING_MS = 30_000;
 
 const sealContext = (organizationId: string, webhookId: string) => `webhooks:${organizationId}:${webhookId}`;
 

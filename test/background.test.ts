@@ -7,6 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
+import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postWebhook } from '../src/modules/webhooks/sender.js';
@@ -218,6 +219,46 @@ describe('background sync and push', () => {
     expect(skipped).toMatchObject({ status: 'cancelled', outcome: { cancelled: 'before it started' } });
     const again = await admin.api.post(`/api/v1/projects/${project}/operations/${runningId}/cancel`);
     expect(again.status).toBe(409);
+  });
+
+  it('fails a queued push that may no longer run when its turn comes, and leaves a cancelled one alone', async () => {
+    // Its own app without workers: the jobs wait until this test runs them as a worker would.
+    const paused = await startHarness({ env: emu.env });
+    try {
+      const team = await paused.given.organization();
+      const member = await paused.given.member(team, 'member');
+      const project = (await paused.given.project(team.admin, { appStoreAppId: APP_ID })).id;
+      await member.api.patch(`/api/v1/projects/${project}/listings/appstore/en-US`, { subtitle: 'Queued' });
+      const queue = async () =>
+        (await member.api.request('POST', `/api/v1/projects/${project}/push`, {}, async)).body.data.operation
+          .id as string;
+      const refused = await queue();
+      const cancelled = await queue();
+      await member.api.post(`/api/v1/projects/${project}/operations/${cancelled}/cancel`);
+      // Meanwhile the organization starts requiring an admin's approval.
+      await team.admin.api.patch('/api/v1/organization', { settings: { requireApproval: true } });
+      const log = pino({ level: 'silent' });
+      for (const id of [refused, cancelled]) await paused.services.background.runJob(id, log);
+      const read = async (id: string) =>
+        (await member.api.get(`/api/v1/projects/${project}/operations/${id}`)).body.data.operation;
+      expect(await read(refused)).toMatchObject({
+        status: 'failed',
+        outcome: { code: 'APPROVAL_REQUIRED' },
+        finishedAt: expect.any(String),
+      });
+      expect((await read(cancelled)).status).toBe('cancelled');
+      const events = await paused.db.kysely
+        .selectFrom('events')
+        .select('type')
+        .where('organization_id', '=', team.id)
+        .execute();
+      expect(events.map((e) => e.type)).toEqual(
+        expect.arrayContaining(['approval.requested', 'push.failed']),
+      );
+      expect(emu.appStore.counters.writes).toBe(0);
+    } finally {
+      await paused.close();
+    }
   });
 
   it('refuses what the synchronous call refuses, before queuing anything', async () => {
@@ -549,24 +590,24 @@ describe('webhooks', () => {
 });
 
 describe('the queue', () => {
-  it('holds no job that was enqueued in a rolled-back transaction', async () => {
+  it('holds a job enqueued in a committed transaction, and none from a rolled-back one', async () => {
+    const enqueue = (trx: typeof h.db.kysely, projectId: string) =>
+      h.services.queue.enqueue(trx, 'drift.check', { projectId }, { delayMs: 60_000 });
     await expect(
       h.db.kysely.transaction().execute(async (trx) => {
-        await h.services.queue.enqueue(
-          trx,
-          'drift.check',
-          { projectId: 'proj_rolled_back' },
-          { delayMs: 60_000 },
-        );
+        await enqueue(trx, 'proj_rolled_back');
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
-    const jobs =
-      h.dialect === 'postgres'
-        ? sql<{
-            n: number;
-          }>`select count(*) as n from pgboss.job where data->>'projectId' = 'proj_rolled_back'`
-        : sql<{ n: number }>`select count(*) as n from jobs where data like '%proj_rolled_back%'`;
-    expect(Number((await jobs.execute(h.db.kysely)).rows[0]!.n)).toBe(0);
+    await h.db.kysely.transaction().execute((trx) => enqueue(trx, 'proj_committed'));
+    const count = async (projectId: string) => {
+      const jobs =
+        h.dialect === 'postgres'
+          ? sql<{ n: number }>`select count(*) as n from pgboss.job where data->>'projectId' = ${projectId}`
+          : sql<{ n: number }>`select count(*) as n from jobs where data like ${`%${projectId}%`}`;
+      return Number((await jobs.execute(h.db.kysely)).rows[0]!.n);
+    };
+    expect(await count('proj_rolled_back')).toBe(0);
+    expect(await count('proj_committed')).toBe(1);
   });
 });

@@ -32,25 +32,21 @@ export function createSqliteJobQueue(db: Executor): JobQueue {
     );
     let next = db
       .selectFrom('jobs')
-      .select('id')
+      .selectAll()
       .where('run_at', '<=', now)
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]));
     if (full.length > 0) next = next.where('name', 'not in', full);
-    const job = await db
-      .updateTable('jobs')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1), locked_until: isoIn(30 * 60_000) }))
-      .where('id', '=', next.orderBy('run_at').orderBy('id').limit(1))
-      .returningAll()
-      .executeTakeFirst();
+    const job = await next.orderBy('run_at').orderBy('id').limit(1).executeTakeFirst();
     if (job === undefined) return undefined;
     const name = job.name as JobName;
-    // The lock lasts as long as the job may run.
+    // One loop claims: between this read and this write nothing else takes the job. The lock
+    // lasts as long as the job may run.
     await db
       .updateTable('jobs')
-      .set({ locked_until: isoIn(JOBS[name].expireSeconds * 1000) })
+      .set({ attempts: job.attempts + 1, locked_until: isoIn(JOBS[name].expireSeconds * 1000) })
       .where('id', '=', job.id)
       .execute();
-    return { ...job, name };
+    return { ...job, name, attempts: job.attempts + 1 };
   }
 
   async function runJob(

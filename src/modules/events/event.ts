@@ -32,5 +32,5 @@ export interface AppEvent {
 }
 
 /** The JSON body a webhook receives, as the Standard Webhooks specification shapes it. */
-export const webhookPayload = (event: Pick<AppEvent, 'id' | 'type' | 'data' | 'createdAt'>) =>
+export const webhookPayload = (event: Pick<AppEvent, 'id' | 'data' | 'createdAt'> & { type: string }) =>
   JSON.stringify({ id: event.id, type: event.type, timestamp: event.createdAt, data: event.data });

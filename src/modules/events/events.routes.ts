@@ -37,7 +37,8 @@ export function eventsRoutes(app: Api, services: { eventStream: EventStream }): 
       description:
         'Each event has `id` (a number, increasing), `event` (its type) and `data` (`{id, type, timestamp, data}` as ' +
         'webhooks receive it). Reconnect with `Last-Event-ID` (or `?lastEventId=`) to receive what was missed; ' +
-        'without it the stream starts with the next event.',
+        'without it the stream starts with the next event. The stream ends when its member is removed (after that ' +
+        'event) and, within 15 s, when its key is revoked or its session ends.',
       security: BEARER,
       querystring: Type.Object({
         lastEventId: Type.Optional(

@@ -154,15 +154,9 @@ export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
           outcome = await runner.runQueued(ctx, project, operationId, run);
         }
       } catch (error) {
-        if (!(error instanceof AppError)) throw error;
         // The request is no longer valid (the project lost its store link, the role changed).
-        await runner.finish(
-          row.organization_id,
-          operationId,
-          'failed',
-          { error: error.message, code: error.code },
-          [],
-        );
+        await runner.failQueued(row.organization_id, operationId, error);
+        if (!(error instanceof AppError)) throw error;
         return;
       }
       if (outcome === 'busy') {
@@ -178,22 +172,22 @@ export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
       const expired = await ops.expired(db, clock.now().toISOString());
       for (const row of expired) {
         const resumable = row.request !== null && Number(row.writes_started ?? 0) === 0;
-        await db.transaction().execute(async (trx) => {
-          const claimed = await trx
-            .updateTable('operations')
-            .set(
-              resumable
-                ? { status: 'queued', lease_expires_at: null }
-                : { status: 'running', lease_expires_at: null },
-            )
-            .where('id', '=', row.id)
-            .where('status', '=', 'running')
-            .where('lease_expires_at', '=', row.lease_expires_at)
-            .executeTakeFirst();
-          if (Number(claimed.numUpdatedRows) !== 1) return;
-          if (resumable) await queue.enqueue(trx, 'operation.run', { operationId: row.id });
-        });
-        if (!resumable) {
+        // Each is claimed by a conditional update on its lapsed lease: of several instances
+        // recovering at once, one acts.
+        if (resumable) {
+          await db.transaction().execute(async (trx) => {
+            const claimed = await trx
+              .updateTable('operations')
+              .set({ status: 'queued', lease_expires_at: null })
+              .where('id', '=', row.id)
+              .where('status', '=', 'running')
+              .where('lease_expires_at', '=', row.lease_expires_at)
+              .executeTakeFirst();
+            if (Number(claimed.numUpdatedRows) === 1) {
+              await queue.enqueue(trx, 'operation.run', { operationId: row.id });
+            }
+          });
+        } else {
           const progress = row.progress === null ? null : (JSON.parse(row.progress) as Progress);
           await runner.finish(
             row.organization_id,
@@ -215,6 +209,7 @@ export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
                 },
               },
             ],
+            { status: 'running', leaseExpiresAt: row.lease_expires_at },
           );
         }
         log.warn({ operationId: row.id, resumed: resumable }, 'operation lease lapsed');

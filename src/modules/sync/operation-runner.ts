@@ -154,22 +154,30 @@ export function createOperationRunner(deps: {
     }
   }
 
+  /**
+   * Records an operation's end and its events in one transaction; with `onlyIf`, only when the
+   * operation is still in that status (answers whether it was recorded).
+   */
   async function finish(
     organizationId: string,
     operationId: string,
     status: string,
     outcome: object,
     events: OperationEvent[],
-  ) {
-    await db.transaction().execute(async (trx) => {
-      await ops.finish(trx, operationId, {
-        status,
-        outcome: JSON.stringify(outcome),
-        finished_at: clock.now().toISOString(),
-      });
+    onlyIf?: { status: string; leaseExpiresAt?: string | null },
+  ): Promise<boolean> {
+    return db.transaction().execute(async (trx) => {
+      const finished = await ops.finish(
+        trx,
+        operationId,
+        { status, outcome: JSON.stringify(outcome), finished_at: clock.now().toISOString() },
+        onlyIf,
+      );
+      if (!finished) return false;
       for (const event of events) {
         await outbox.emit(trx, organizationId, event.type, { operationId, ...event.data });
       }
+      return true;
     });
   }
 
@@ -238,6 +246,28 @@ export function createOperationRunner(deps: {
     };
   }
 
+  /**
+   * Fails a queued operation that cannot start, unless it has left the queue meanwhile (a
+   * cancel). A refusal says why; anything else says only that it failed (the log has it).
+   */
+  async function failQueued(
+    organizationId: string,
+    operationId: string,
+    error: unknown,
+    events: (message: string) => OperationEvent[] = () => [],
+  ): Promise<void> {
+    const outcome =
+      error instanceof AppError
+        ? { error: error.message, code: error.code }
+        : {
+            error: 'An internal error stopped it before it started; see the service log',
+            code: 'INTERNAL_ERROR',
+          };
+    await finish(organizationId, operationId, 'failed', outcome, events(outcome.error), {
+      status: 'queued',
+    });
+  }
+
   const operationRow = (ctx: RequestContext, project: Project, run: OperationShape) => ({
     organization_id: ctx.organizationId,
     project_id: project.id,
@@ -279,7 +309,8 @@ export function createOperationRunner(deps: {
 
     /**
      * Runs a queued operation if its project is free: 'busy' when another operation holds the
-     * project (the operation stays queued), 'gone' when it is no longer queued.
+     * project (the operation stays queued), 'gone' when it is no longer queued. Refused before it
+     * started (the approval no longer matches; an error), it is failed — never left queued.
      */
     async runQueued<P, T extends object>(
       ctx: RequestContext,
@@ -296,20 +327,10 @@ export function createOperationRunner(deps: {
         });
       } catch (error) {
         if (error instanceof QueuedOperationGone) return 'gone';
-        // Refused by prepare (e.g. the approval no longer matches): recorded as the outcome.
-        if (!started && error instanceof AppError) {
-          await finish(
-            ctx.organizationId,
-            operationId,
-            'failed',
-            { error: error.message, code: error.code },
-            [...run.failureEvents(error.message)],
-          );
-          return 'done';
-        }
         // The work failed: execute recorded it.
         if (started) return 'done';
-        throw error;
+        await failQueued(ctx.organizationId, operationId, error, run.failureEvents);
+        if (!(error instanceof AppError)) throw error;
       }
       return 'done';
     },
@@ -333,6 +354,7 @@ export function createOperationRunner(deps: {
       };
     },
     finish,
+    failQueued,
   };
 }
 

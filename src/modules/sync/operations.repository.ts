@@ -34,12 +34,26 @@ export async function insertOperation(db: Executor, row: OperationsTable): Promi
   await db.insertInto('operations').values(row).execute();
 }
 
+/** Records an operation's end; with `onlyIf`, only while it is in that status (and lease). */
 export async function finishOperation(
   db: Executor,
   id: string,
   changes: { status: string; outcome: string; finished_at: string },
-): Promise<void> {
-  await db.updateTable('operations').set(changes).where('id', '=', id).execute();
+  onlyIf?: { status: string; leaseExpiresAt?: string | null },
+): Promise<boolean> {
+  let update = db.updateTable('operations').set(changes).where('id', '=', id);
+  if (onlyIf !== undefined) {
+    update = update.where('status', '=', onlyIf.status);
+    if (onlyIf.leaseExpiresAt !== undefined) {
+      update = update.where(
+        'lease_expires_at',
+        onlyIf.leaseExpiresAt === null ? 'is' : '=',
+        onlyIf.leaseExpiresAt,
+      );
+    }
+  }
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export async function listOperations(

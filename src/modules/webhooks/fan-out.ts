@@ -25,7 +25,8 @@ export async function queueDelivery(
   db: Executor,
   deps: { clock: Clock; queue: JobQueue },
   webhookId: string,
-  event: Pick<AppEvent, 'id' | 'type' | 'data' | 'createdAt'>,
+  /** An event, or the test message (`webhook.test`), which is no event of the outbox. */
+  event: Pick<AppEvent, 'id' | 'data' | 'createdAt'> & { type: string },
 ): Promise<string> {
   const at = deps.clock.now().toISOString();
   const id = newId('whd');

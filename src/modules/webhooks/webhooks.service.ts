@@ -3,7 +3,9 @@
  * the Standard Webhooks specification, retried on WEBHOOK_RETRY_SCHEDULE with jitter, logged per
  * attempt, disabled after five days of failures (with a `webhook.disabled` event).
  */
+import type { Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import type { WebhooksTable } from '../../db/tables.js';
 import { AppError, notFound } from '../../errors.js';
 import type { JobQueue } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
@@ -155,7 +157,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     ): Promise<Webhook> {
       authorize(ctx, 'webhooks.update');
       await requireWebhook(ctx, id);
-      const changes: Record<string, unknown> = { updated_at: clock.now().toISOString() };
+      const changes: Updateable<WebhooksTable> = { updated_at: clock.now().toISOString() };
       if (patch.url !== undefined) changes.url = checkWebhookUrl(patch.url, deps.allowPrivate);
       if (patch.events !== undefined) changes.events = JSON.stringify(checkEvents(patch.events));
       if (patch.description !== undefined) changes.description = checkDescription(patch.description);
@@ -217,7 +219,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       const deliveryId = await db.transaction().execute((trx) =>
         queueDelivery(trx, { clock, queue }, id, {
           id: newId('evt'),
-          type: 'webhook.test' as never,
+          type: 'webhook.test',
           data: { webhookId: id, message: 'A test delivery from appmeta' },
           createdAt: clock.now().toISOString(),
         }),

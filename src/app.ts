@@ -40,6 +40,7 @@ import { apiKeyRoutes } from './modules/api-keys/index.js';
 import { credentialRoutes } from './modules/credentials/index.js';
 import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/index.js';
 import { listingRoutes } from './modules/listings/index.js';
+import { mediaRoutes } from './modules/media/index.js';
 import { localeRoutes } from './modules/locales/index.js';
 import { memberRoutes } from './modules/members/index.js';
 import { ANONYMOUS_REQUESTS_PER_MINUTE, organizationRoutes } from './modules/organizations/index.js';
@@ -141,6 +142,7 @@ export async function buildApp(
     await inFlight.idle();
     services.eventStream.close();
     await services.queue.close();
+    await services.blobs.close();
     if (deps.rateLimiter === undefined) await rateLimiter.close();
   });
 
@@ -261,6 +263,7 @@ function versionOneRoutes(api: Api, services: Services): void {
   projectRoutes(api, services);
   syncRoutes(api, services);
   listingRoutes(api, services);
+  mediaRoutes(api, services);
   organizationRoutes(api, services);
   memberRoutes(api, services);
   inviteRoutes(api, services);

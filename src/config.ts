@@ -4,6 +4,11 @@
  */
 import path from 'node:path';
 
+/** Where media files are kept (BLOB_STORE_URL, S3_ENDPOINT, AWS_REGION). */
+export type BlobStoreConfig =
+  | { kind: 'file'; path: string }
+  | { kind: 's3'; bucket: string; prefix: string; endpoint: string | null; region: string };
+
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
 export interface Config {
@@ -29,6 +34,7 @@ export interface Config {
   readonly webhookRetrySchedule: readonly number[];
   /** Whether webhooks may reach private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE). */
   readonly webhookAllowPrivate: boolean;
+  readonly blobStore: BlobStoreConfig;
 }
 
 /**
@@ -146,6 +152,12 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('WEBHOOK_ALLOW_PRIVATE must be true or false');
   }
 
+  const blobStore = parseBlobStoreUrl(read('BLOB_STORE_URL') ?? 'file:./data/blobs', {
+    endpoint: read('S3_ENDPOINT') ?? null,
+    region: read('AWS_REGION') ?? read('AWS_DEFAULT_REGION') ?? 'us-east-1',
+  });
+  if (typeof blobStore === 'string') problems.push(blobStore);
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return Object.freeze({
@@ -161,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: Object.freeze(corsOrigins as string[]),
     webhookRetrySchedule,
     webhookAllowPrivate: allowPrivateRaw === 'true',
+    blobStore: Object.freeze(blobStore as BlobStoreConfig),
   });
 }
 
@@ -197,6 +210,30 @@ function parseHttpUrl(raw: string): string | null {
   } catch {
     return null;
   }
+}
+
+function parseBlobStoreUrl(
+  raw: string,
+  s3: { endpoint: string | null; region: string },
+): BlobStoreConfig | string {
+  if (raw.startsWith('file:')) {
+    const directory = raw.slice('file:'.length);
+    if (directory === '') return 'BLOB_STORE_URL file: needs a directory, e.g. file:./data/blobs';
+    return { kind: 'file', path: path.resolve(directory) };
+  }
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(raw);
+  if (match === null) {
+    return 'BLOB_STORE_URL must be file:<directory> or s3://<bucket>[/<prefix>] (got "' + raw + '")';
+  }
+  if (s3.endpoint !== null && parseHttpUrl(s3.endpoint) === null) return 'S3_ENDPOINT must be an http(s) URL';
+  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
+  return {
+    kind: 's3',
+    bucket: match[1]!,
+    prefix: prefix === '' ? '' : `${prefix}/`,
+    endpoint: s3.endpoint,
+    region: s3.region,
+  };
 }
 
 function parseDatabaseUrl(raw: string): DatabaseConfig | string {

@@ -43,6 +43,8 @@ import { createDriftDetection } from './modules/drift/index.js';
 import { createEventStream, createOutbox } from './modules/events/index.js';
 import { createWebhookFanOut, createWebhooksService } from './modules/webhooks/index.js';
 import { createJobQueue, WAKE_AFTER_MS, type JobQueue } from './jobs/index.js';
+import { createBlobStore, type BlobStore } from './blobs/index.js';
+import { createMediaCollection, createMediaService } from './modules/media/index.js';
 import pino, { type Logger } from 'pino';
 import type { Clock } from './shared/clock.js';
 import type { KeyRing } from './shared/key-ring.js';
@@ -60,6 +62,8 @@ export interface ServiceDeps {
   log?: Logger;
   /** The job queue; by default the database's own (pg-boss, or the SQLite table). */
   queue?: JobQueue;
+  /** Where media files are kept; by default the store BLOB_STORE_URL names. */
+  blobs?: BlobStore;
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -71,6 +75,7 @@ export function createServices(deps: ServiceDeps) {
   const members = membersRepository;
 
   const queue = deps.queue ?? createJobQueue(deps.db, deps.config.database);
+  const blobs = deps.blobs ?? createBlobStore(deps.config.blobStore);
   const eventStream = createEventStream({ db, log: deps.log ?? pino({ level: 'silent' }) });
   const outbox = createOutbox({
     clock,
@@ -188,6 +193,9 @@ export function createServices(deps: ServiceDeps) {
     outbox,
     queue,
     locales: createLocalesService({ db, projects, listings: listingsRepository }),
+    media: createMediaService({ db, clock, blobs, projects, organizations }),
+    mediaCollection: createMediaCollection({ db, clock, blobs }),
+    blobs,
   };
 }
 

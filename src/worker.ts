@@ -1,7 +1,7 @@
 /**
  * The workers of an instance (design.md §11): they run the queued jobs — background operations,
- * webhook deliveries, drift checks — and, every so often, find operations whose instance died
- * and queue the drift checks that are due. `appmeta serve` starts them beside HTTP; `appmeta
+ * webhook deliveries, drift checks — and, every so often, find operations whose instance died,
+ * queue the drift checks that are due and collect unused media files. `appmeta serve` starts them beside HTTP; `appmeta
  * worker` starts them alone.
  */
 import type { Logger } from 'pino';
@@ -11,6 +11,8 @@ import type { Services } from './services.js';
 const RECOVER_EVERY_MS = 10_000;
 /** How often due drift checks are queued (a changed interval takes effect within this). */
 const DRIFT_SCHEDULE_EVERY_MS = 60_000;
+/** How often unused media files are collected (each run is bounded; every instance may run it). */
+const MEDIA_COLLECT_EVERY_MS = 15 * 60_000;
 
 export interface Worker {
   stop(): Promise<void>;
@@ -36,6 +38,15 @@ export async function startWorker(services: Services, log: Logger): Promise<Work
   const timers = [
     every(RECOVER_EVERY_MS, () => services.background.recoverExpired(workerLog), 'recovering operations'),
     every(DRIFT_SCHEDULE_EVERY_MS, () => services.drift.schedule(), 'scheduling drift checks'),
+    every(
+      MEDIA_COLLECT_EVERY_MS,
+      async () => {
+        const report = await services.mediaCollection.collect();
+        if (report.deletedBlobs + report.releasedHolds + report.deletedSpoolFiles > 0)
+          workerLog.info({ report }, 'unused media collected');
+      },
+      'collecting media',
+    ),
   ];
   // Right away too: operations of an instance that died before this one started.
   void services.background.recoverExpired(workerLog).catch(() => undefined);

@@ -8,6 +8,7 @@ import * as recordOperators from './migrations/2026_11_23_0005_record_operators.
 import * as createSessions from './migrations/2026_11_23_0006_create_sessions.js';
 import * as createIdempotencyKeys from './migrations/2026_11_23_0007_create_idempotency_keys.js';
 import * as createEventsAndJobs from './migrations/2026_11_23_0008_create_events_and_jobs.js';
+import * as createMedia from './migrations/2026_11_23_0009_create_media.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_23_0006_create_sessions': createSessions,
   '2026_11_23_0007_create_idempotency_keys': createIdempotencyKeys,
   '2026_11_23_0008_create_events_and_jobs': createEventsAndJobs,
+  '2026_11_23_0009_create_media': createMedia,
 };
 
 /**

@@ -12,6 +12,8 @@ export interface OrganizationsTable {
   settings: string;
   /** Kept in the same transaction as project inserts/deletes, so list totals and quotas need no count(*). */
   project_count: Generated<number>;
+  /** Bytes of the distinct media files the organization holds (organization_blobs), same transaction. */
+  media_bytes: Generated<number>;
   created_at: string;
 }
 
@@ -313,6 +315,69 @@ export interface StoreDriftTable {
   detected_at: string;
 }
 
+export interface BlobsTable {
+  sha256: string;
+  md5: string;
+  bytes: number;
+  content_type: string;
+  /** 'image' or 'video'. */
+  kind: string;
+  width: number | null;
+  height: number | null;
+  has_alpha: number;
+  duration_ms: number | null;
+  has_thumbnail: number;
+  /** 'stored', or 'deleting' while collection removes the file. */
+  state: string;
+  touched_at: string;
+  created_at: string;
+}
+
+export interface OrganizationBlobsTable {
+  organization_id: string;
+  sha256: string;
+  bytes: number;
+  created_at: string;
+}
+
+export interface MediaItemsTable {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  store: string;
+  locale: string;
+  slot_type: string;
+  sha256: string;
+  file_name: string;
+  created_at: string;
+}
+
+export interface MediaSlotsTable {
+  project_id: string;
+  store: string;
+  locale: string;
+  slot_type: string;
+  /** JSON array of item ids: the working copy, in order. */
+  items: string;
+  /** JSON array of SHA-256: what the store had at the last sync or push; null if never read. */
+  base: string | null;
+  updated_at: string;
+}
+
+export interface MediaHistoryTable {
+  id: string;
+  project_id: string;
+  store: string;
+  locale: string;
+  slot_type: string;
+  old_items: string;
+  new_items: string;
+  source: string;
+  actor_member_id: string | null;
+  actor_operator: string | null;
+  created_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   members: MembersTable;
@@ -338,4 +403,9 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   jobs: JobsTable;
   store_drift: StoreDriftTable;
+  blobs: BlobsTable;
+  organization_blobs: OrganizationBlobsTable;
+  media_items: MediaItemsTable;
+  media_slots: MediaSlotsTable;
+  media_history: MediaHistoryTable;
 }

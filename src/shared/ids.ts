@@ -19,7 +19,9 @@ export type IdPrefix =
   | 'job'
   | 'evt'
   | 'wh'
-  | 'whd';
+  | 'whd'
+  | 'med'
+  | 'mhist';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 

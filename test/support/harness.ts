@@ -3,6 +3,9 @@
  * inject). Test data is made through the real services and routes (`given`), never seeded.
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import pino from 'pino';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -112,8 +115,12 @@ export async function startHarness(
   } = {},
 ): Promise<Harness> {
   const database = options.database ?? (await createTestDatabase());
+  // Each harness keeps its media files in a directory of its own, removed when it closes.
+  const blobDirectory =
+    options.env?.BLOB_STORE_URL === undefined ? await fs.mkdtemp(path.join(os.tmpdir(), 'appmeta-blobs-')) : null;
   const config = loadConfig({
     DATABASE_URL: database.url,
+    ...(blobDirectory !== null && { BLOB_STORE_URL: `file:${blobDirectory}` }),
     APPMETA_SECRET_KEY: TEST_SECRET_KEY,
     PUBLIC_URL: 'http://appmeta.test',
     LOG_LEVEL: 'silent',
@@ -252,6 +259,7 @@ export async function startHarness(
           await db.destroy();
         } finally {
           if (options.database === undefined) await database.drop();
+          if (blobDirectory !== null) await fs.rm(blobDirectory, { recursive: true, force: true });
         }
       }
       captured?.assertNoSecrets();

@@ -38,6 +38,17 @@ export const OPERATIONS = {
   'listings.import': editors,
   'locales.list': anyone,
 
+  // Screenshots and app previews (design.md §12): members edit, viewers read.
+  'media.list': anyone,
+  'media.slotTypes': anyone,
+  'media.upload': editors,
+  'media.reorder': editors,
+  'media.delete': editors,
+  'media.copy': editors,
+  'media.history': anyone,
+  'media.revert': editors,
+  'media.download': anyone,
+
   'organization.get': anyone,
   'organization.update': admins,
   'organization.usage': anyone,

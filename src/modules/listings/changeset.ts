@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { FieldValues, LocaleChange } from '../../connectors/store-connector.js';
 import type { Store } from '../../shared/stores.js';
+import type { MediaChanges } from '../media/index.js';
 import { fieldNames } from './fields.js';
 import type { FieldChange, FieldState } from './listing.js';
 import type { FieldRow, ListingWithFields } from './listings.repository.js';
@@ -19,7 +20,10 @@ export interface Changeset {
   /** Locales the store does not have yet (no field has a base): a push creates them. */
   newLocales: Partial<Record<Store, string[]>>;
   changeCount: number;
-  /** SHA-256 over `stores` and `removedLocales`: what an approval is bound to. */
+  /** Slots whose media differ from the store's (store → locale → slot type). */
+  media: MediaChanges;
+  mediaChangeCount: number;
+  /** SHA-256 over `stores`, `removedLocales` and `media`: what an approval is bound to. */
   hash: string;
 }
 
@@ -38,8 +42,14 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** The pending changes of a project, from all its listing rows (as listListings reads them). */
-export function changesetOf(rows: ListingWithFields[]): Changeset {
+/**
+ * The pending changes of a project, from all its listing rows (as listListings reads them) and
+ * its media changes.
+ */
+export function changesetOf(
+  rows: ListingWithFields[],
+  media: { changes: MediaChanges; count: number } = { changes: {}, count: 0 },
+): Changeset {
   const stores: Changeset['stores'] = {};
   const removedLocales: Changeset['removedLocales'] = {};
   const newLocales: Changeset['newLocales'] = {};
@@ -64,14 +74,28 @@ export function changesetOf(rows: ListingWithFields[]): Changeset {
     }
     if (changed && row.fields.every((f) => f.base === null)) (newLocales[store] ??= []).push(row.locale);
   }
-  const hash = createHash('sha256')
-    .update(canonicalJson({ stores, removed: removedLocales }))
-    .digest('hex');
-  return { stores, removedLocales, newLocales, changeCount, hash };
+  // Media join the hashed content only when there are some: approvals of text-only changes keep
+  // the hash they had before media existed.
+  const hashed =
+    media.count > 0
+      ? { stores, removed: removedLocales, media: media.changes }
+      : { stores, removed: removedLocales };
+  const hash = createHash('sha256').update(canonicalJson(hashed)).digest('hex');
+  return {
+    stores,
+    removedLocales,
+    newLocales,
+    changeCount,
+    media: media.changes,
+    mediaChangeCount: media.count,
+    hash,
+  };
 }
 
 export const isEmpty = (changeset: Changeset) =>
-  changeset.changeCount === 0 && Object.keys(changeset.removedLocales).length === 0;
+  changeset.changeCount === 0 &&
+  changeset.mediaChangeCount === 0 &&
+  Object.keys(changeset.removedLocales).length === 0;
 
 export interface PushPlan {
   changes: LocaleChange[];

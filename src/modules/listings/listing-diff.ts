@@ -7,6 +7,7 @@ import type { Store, StoreSelection } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import { parseSettings, type OrganizationsRepository } from '../organizations/index.js';
 import type { ProjectsService } from '../projects/index.js';
+import { mediaChangesOf } from '../media/index.js';
 import { changesetOf, isEmpty, type Changeset } from './changeset.js';
 import type { ListingDiff, StoreDrift } from './listing.js';
 import { listingsRepository as repo } from './listings.repository.js';
@@ -51,7 +52,10 @@ export function createDiffs({ db, projects, organizations }: DiffsDeps) {
    * pushed is exactly what was approved. `executor`: a transaction to read it in.
    */
   async function pending(ctx: RequestContext, projectId: string, executor: Executor = db): Promise<Pending> {
-    const changeset = changesetOf(await repo.listWithFields(executor, ctx.organizationId, projectId));
+    const changeset = changesetOf(
+      await repo.listWithFields(executor, ctx.organizationId, projectId),
+      await mediaChangesOf(executor, projectId),
+    );
     return { changeset, approval: await approvalOf(executor, ctx, projectId, changeset) };
   }
 
@@ -61,6 +65,8 @@ export function createDiffs({ db, projects, organizations }: DiffsDeps) {
     changeCount: changeset.changeCount,
     stores: changeset.stores,
     removedLocales: changeset.removedLocales,
+    media: changeset.media,
+    mediaChangeCount: changeset.mediaChangeCount,
     hash: changeset.hash,
     approval,
   });
@@ -88,12 +94,19 @@ export function createDiffs({ db, projects, organizations }: DiffsDeps) {
         0,
       );
       const removedLocales = only(diff.removedLocales);
+      const media = only(diff.media);
+      const mediaChangeCount = Object.values(media[store] ?? {}).reduce(
+        (n, slots) => n + Object.keys(slots).length,
+        0,
+      );
       return {
         ...diff,
         stores,
         removedLocales,
         changeCount,
-        inSync: changeCount === 0 && removedLocales[store] === undefined,
+        media,
+        mediaChangeCount,
+        inSync: changeCount === 0 && mediaChangeCount === 0 && removedLocales[store] === undefined,
         storeDrift: drift.filter((d) => d.store === store),
       };
     },

@@ -1,4 +1,5 @@
 import type { Store } from '../../shared/stores.js';
+import type { MediaChanges } from '../media/index.js';
 import type { FieldChange } from './listings.schemas.js';
 
 export type FieldState = 'unchanged' | 'modified' | 'conflict';
@@ -42,6 +43,9 @@ export interface ListingDiff {
   stores: Partial<Record<Store, Record<string, Record<string, FieldChange>>>>;
   /** Locales deleted here that a push with `prune: true` would remove from the store. */
   removedLocales: Partial<Record<Store, string[]>>;
+  /** Slots whose screenshots or previews differ from the store's. */
+  media: MediaChanges;
+  mediaChangeCount: number;
   /** SHA-256 over the whole project's pending changes: what an approval is bound to. */
   hash: string;
   approval: { required: boolean; approved: boolean; approvedBy: string | null; approvedAt: string | null };

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
+import { MediaChangesSchema } from '../media/index.js';
 import { APPSTORE_FIELDS, PLAYSTORE_FIELDS, type FieldRule } from './fields.js';
 
 export const StoreParam = StringEnum(['appstore', 'playstore']);
@@ -80,6 +81,8 @@ export const DiffResponse = Ok(
     removedLocales: Type.Record(Type.String(), Type.Array(Type.String()), {
       description: 'Locales deleted here that only a push with prune removes from the store',
     }),
+    media: MediaChangesSchema,
+    mediaChangeCount: Type.Integer({ description: 'Slots whose media differ from the store' }),
     hash: Type.String({ description: 'SHA-256 of the whole project diff; approvals are bound to it' }),
     approval: ApprovalState,
     storeDrift: Type.Array(

@@ -17,6 +17,8 @@ export interface Organization {
   plan: Plan;
   memberCount: number;
   settings: OrganizationSettings;
+  /** Media storage: bytes of the distinct files the organization holds, and the plan's limit. */
+  usage: { mediaBytes: number; mediaBytesLimit: number | null };
   createdAt: string;
 }
 

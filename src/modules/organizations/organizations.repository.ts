@@ -2,9 +2,15 @@ import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { OrganizationsTable } from '../../db/tables.js';
 
-export type OrganizationRow = Omit<OrganizationsTable, 'project_count'> & { project_count: number };
+export type OrganizationRow = Omit<OrganizationsTable, 'project_count' | 'media_bytes'> & {
+  project_count: number;
+  media_bytes: number;
+};
 
-export async function insertOrganization(db: Executor, row: Omit<OrganizationRow, 'project_count'>) {
+export async function insertOrganization(
+  db: Executor,
+  row: Omit<OrganizationRow, 'project_count' | 'media_bytes'>,
+) {
   await db.insertInto('organizations').values(row).execute();
 }
 

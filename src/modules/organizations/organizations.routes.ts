@@ -29,7 +29,7 @@ export function organizationRoutes(app: Api, services: { organizations: Organiza
       tags: ['organization'],
       summary: 'What the organization uses of its plan',
       description:
-        "Projects and seats (members plus pending invites) used, with the plan's limits (null: unlimited). " +
+        "Projects, seats (members plus pending invites) and media storage (bytes of distinct files) used, with the plan's limits (null: unlimited). " +
         "Requests this minute are in every response's X-RateLimit-* headers.",
       security: BEARER,
       response: {
@@ -38,6 +38,7 @@ export function organizationRoutes(app: Api, services: { organizations: Organiza
             plan: StringEnum(PLAN_NAMES),
             projects: Type.Object({ used: Type.Integer(), limit: Nullable(Type.Integer()) }),
             seats: Type.Object({ used: Type.Integer(), limit: Nullable(Type.Integer()) }),
+            mediaBytes: Type.Object({ used: Type.Integer(), limit: Nullable(Type.Integer()) }),
             requestsPerMinute: Type.Integer(),
           }),
         ),

@@ -22,6 +22,10 @@ export const Organization = Type.Object({
   plan: StringEnum(PLAN_NAMES),
   memberCount: Type.Integer(),
   settings: Settings,
+  usage: Type.Object({
+    mediaBytes: Type.Integer({ description: 'Bytes of the distinct media files the organization holds' }),
+    mediaBytesLimit: Nullable(Type.Integer({ description: "The plan's media storage; null: unlimited" })),
+  }),
   createdAt: Timestamp,
 });
 

@@ -29,6 +29,7 @@ export interface Usage {
   plan: Plan;
   projects: { used: number; limit: number | null };
   seats: { used: number; limit: number | null };
+  mediaBytes: { used: number; limit: number | null };
   requestsPerMinute: number;
 }
 
@@ -46,6 +47,7 @@ export async function readOrganization(
     plan: row.plan as Plan,
     memberCount: await members.count(executor, id),
     settings: parseSettings(row.settings),
+    usage: { mediaBytes: Number(row.media_bytes), mediaBytesLimit: PLANS[row.plan as Plan].mediaBytes },
     createdAt: row.created_at,
   };
 }
@@ -70,6 +72,7 @@ export function createOrganizationsService({ db, clock, audit, members, invites 
         plan: row.plan as Plan,
         projects: { used: row.project_count, limit: plan.projects },
         seats: { used: seats, limit: plan.seats },
+        mediaBytes: { used: Number(row.media_bytes), limit: plan.mediaBytes },
         requestsPerMinute: plan.requestsPerMinute,
       };
     },

@@ -1,11 +1,13 @@
-/** Plans of design.md §8. `null` means unlimited. */
+const GiB = 1024 ** 3;
+
+/** Plans of design.md §8, with media storage of §12. `null` means unlimited. */
 export const PLANS = {
-  free: { requestsPerMinute: 100, projects: 3, seats: 5 },
-  pro: { requestsPerMinute: 1_000, projects: 50, seats: 50 },
-  enterprise: { requestsPerMinute: 10_000, projects: null, seats: null },
+  free: { requestsPerMinute: 100, projects: 3, seats: 5, mediaBytes: GiB },
+  pro: { requestsPerMinute: 1_000, projects: 50, seats: 50, mediaBytes: 50 * GiB },
+  enterprise: { requestsPerMinute: 10_000, projects: null, seats: null, mediaBytes: null },
 } as const satisfies Record<
   string,
-  { requestsPerMinute: number; projects: number | null; seats: number | null }
+  { requestsPerMinute: number; projects: number | null; seats: number | null; mediaBytes: number | null }
 >;
 
 export type Plan = keyof typeof PLANS;

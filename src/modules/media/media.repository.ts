@@ -1,0 +1,319 @@
+/** Queries of the media library: blobs, the files organizations hold, items, slots, history. */
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type {
+  BlobsTable,
+  Database,
+  MediaHistoryTable,
+  MediaItemsTable,
+  MediaSlotsTable,
+} from '../../db/tables.js';
+
+export type BlobRow = BlobsTable;
+export type ItemRow = MediaItemsTable;
+export type SlotRow = MediaSlotsTable;
+export type MediaHistoryRow = MediaHistoryTable;
+export type ItemWithBlob = ItemRow & Omit<BlobRow, 'sha256' | 'state' | 'touched_at' | 'created_at'>;
+
+/** Serializes a project's media writes (the same row lock as its listing writes). */
+async function lockProject(db: Executor, projectId: string): Promise<void> {
+  await db
+    .updateTable('projects')
+    .set((eb) => ({ id: eb.ref('id') }))
+    .where('id', '=', projectId)
+    .execute();
+}
+
+async function findBlob(db: Executor, sha256: string): Promise<BlobRow | undefined> {
+  return db.selectFrom('blobs').selectAll().where('sha256', '=', sha256).executeTakeFirst();
+}
+
+/**
+ * Records (or refreshes) a blob before its file is written: collection leaves it alone for the
+ * grace period from now. Answers the row's state: `deleting` means collection is removing the
+ * file at this moment, and the caller must wait until the row is gone.
+ */
+async function touchBlob(db: Executor, row: BlobRow): Promise<string> {
+  await db
+    .insertInto('blobs')
+    .values(row)
+    .onConflict((oc) =>
+      oc
+        .column('sha256')
+        .doUpdateSet({ touched_at: row.touched_at, has_thumbnail: row.has_thumbnail })
+        .where('blobs.state', '=', 'stored'),
+    )
+    .execute();
+  const stored = await findBlob(db, row.sha256);
+  return stored?.state ?? 'missing';
+}
+
+/**
+ * Makes the organization hold the file, counting its bytes once against `limit` (null: no
+ * limit). Locks the organization row for the rest of the transaction either way, so collection's
+ * release of unused holds cannot interleave with an item being added. False when over the limit.
+ */
+/** Locks the organization row until the transaction ends (uploads and collection of its holds). */
+async function lockOrganization(db: Executor, organizationId: string): Promise<void> {
+  await db
+    .updateTable('organizations')
+    .set((eb) => ({ media_bytes: eb.ref('media_bytes') }))
+    .where('id', '=', organizationId)
+    .execute();
+}
+
+async function hold(
+  db: Executor,
+  organizationId: string,
+  blob: { sha256: string; bytes: number },
+  limit: number | null,
+  at: string,
+): Promise<boolean> {
+  await lockOrganization(db, organizationId);
+  const inserted = await db
+    .insertInto('organization_blobs')
+    .values({ organization_id: organizationId, sha256: blob.sha256, bytes: blob.bytes, created_at: at })
+    .onConflict((oc) => oc.columns(['organization_id', 'sha256']).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return true;
+  let update = db
+    .updateTable('organizations')
+    .set((eb) => ({ media_bytes: eb('media_bytes', '+', blob.bytes) }))
+    .where('id', '=', organizationId);
+  if (limit !== null) update = update.where(sql<boolean>`media_bytes + ${blob.bytes} <= ${limit}`);
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+async function holds(db: Executor, organizationId: string, sha256: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('organization_blobs')
+    .select('sha256')
+    .where('organization_id', '=', organizationId)
+    .where('sha256', '=', sha256)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+async function insertItems(db: Executor, rows: ItemRow[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('media_items').values(rows).execute();
+}
+
+async function itemsWithBlobs(db: Executor, ids: string[]): Promise<Map<string, ItemWithBlob>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('media_items')
+    .innerJoin('blobs', 'blobs.sha256', 'media_items.sha256')
+    .selectAll('media_items')
+    .select([
+      'blobs.md5',
+      'blobs.bytes',
+      'blobs.content_type',
+      'blobs.kind',
+      'blobs.width',
+      'blobs.height',
+      'blobs.has_alpha',
+      'blobs.duration_ms',
+      'blobs.has_thumbnail',
+    ])
+    .where('media_items.id', 'in', ids)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+async function listSlots(
+  db: Executor,
+  projectId: string,
+  filter: { store?: string; locale?: string; slotType?: string } = {},
+): Promise<SlotRow[]> {
+  let query = db.selectFrom('media_slots').selectAll().where('project_id', '=', projectId);
+  if (filter.store !== undefined) query = query.where('store', '=', filter.store);
+  if (filter.locale !== undefined) query = query.where('locale', '=', filter.locale);
+  if (filter.slotType !== undefined) query = query.where('slot_type', '=', filter.slotType);
+  return query.orderBy('store').orderBy('locale').orderBy('slot_type').execute();
+}
+
+/** The locales the project has a listing in for a store (targets of "use for all locales"). */
+async function listingLocales(db: Executor, projectId: string, store: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('listings')
+    .select('locale')
+    .where('project_id', '=', projectId)
+    .where('store', '=', store)
+    .where('status', '=', 'active')
+    .execute();
+  return rows.map((row) => row.locale);
+}
+
+async function upsertSlot(db: Executor, row: SlotRow): Promise<void> {
+  await db
+    .insertInto('media_slots')
+    .values(row)
+    .onConflict((oc) =>
+      oc
+        .columns(['project_id', 'store', 'locale', 'slot_type'])
+        .doUpdateSet({ items: row.items, updated_at: row.updated_at }),
+    )
+    .execute();
+}
+
+async function insertHistory(db: Executor, rows: MediaHistoryRow[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('media_history').values(rows).execute();
+}
+
+async function listHistory(
+  db: Executor,
+  slot: { projectId: string; store: string; locale: string; slotType: string },
+  page: { limit: number; offset: number },
+) {
+  const base = db
+    .selectFrom('media_history')
+    .where('project_id', '=', slot.projectId)
+    .where('store', '=', slot.store)
+    .where('locale', '=', slot.locale)
+    .where('slot_type', '=', slot.slotType);
+  const rows = await base
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+  return { rows, total: Number(total) };
+}
+
+async function findHistoryEntry(db: Executor, projectId: string, id: string) {
+  return db
+    .selectFrom('media_history')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Organizations holding files that none of their items uses any more (a project was deleted). */
+async function organizationsWithUnusedHolds(db: Executor, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('organization_blobs as ob')
+    .select('ob.organization_id')
+    .distinct()
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('media_items as i')
+            .select('i.id')
+            .whereRef('i.organization_id', '=', 'ob.organization_id')
+            .whereRef('i.sha256', '=', 'ob.sha256'),
+        ),
+      ),
+    )
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.organization_id);
+}
+
+/** Inside a transaction that locked the organization (hold): drops its unused holds, uncounts them. */
+async function releaseUnusedHolds(db: Executor, organizationId: string): Promise<number> {
+  const released = await db
+    .deleteFrom('organization_blobs as ob')
+    .where('ob.organization_id', '=', organizationId)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('media_items as i')
+            .select('i.id')
+            .where('i.organization_id', '=', organizationId)
+            .whereRef('i.sha256', '=', 'ob.sha256'),
+        ),
+      ),
+    )
+    .returning(['sha256', 'bytes'])
+    .execute();
+  const bytes = released.reduce((sum, row) => sum + Number(row.bytes), 0);
+  if (bytes > 0) {
+    await db
+      .updateTable('organizations')
+      .set((eb) => ({ media_bytes: eb('media_bytes', '-', bytes) }))
+      .where('id', '=', organizationId)
+      .execute();
+  }
+  return released.length;
+}
+
+/**
+ * A blob collection may remove: one whose removal was cut short, or one that no item uses, no
+ * organization holds, and nobody touched since `cutoff`.
+ */
+const collectableBlob = (eb: ExpressionBuilder<Database & { b: BlobsTable }, 'b'>, cutoff: string) =>
+  eb.or([
+    eb('b.state', '=', 'deleting'),
+    eb.and([
+      eb('b.touched_at', '<', cutoff),
+      eb.not(
+        eb.exists(eb.selectFrom('media_items as i').select('i.id').whereRef('i.sha256', '=', 'b.sha256')),
+      ),
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('organization_blobs as ob')
+            .select('ob.sha256')
+            .whereRef('ob.sha256', '=', 'b.sha256'),
+        ),
+      ),
+    ]),
+  ]);
+
+/** Blobs nothing references and nobody touched since `cutoff`, and those whose removal was cut short. */
+async function collectable(db: Executor, cutoff: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('blobs as b')
+    .select('b.sha256')
+    .where((eb) => collectableBlob(eb, cutoff))
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.sha256);
+}
+
+/**
+ * Marks a blob as being deleted, only if it is still unreferenced and untouched since `cutoff`
+ * (checked in the same statement): from then on an upload of the same bytes waits for the row to
+ * go rather than count on a file about to be removed.
+ */
+async function markDeleting(db: Executor, sha256: string, cutoff: string): Promise<boolean> {
+  const result = await db
+    .updateTable('blobs as b')
+    .set({ state: 'deleting' })
+    .where('b.sha256', '=', sha256)
+    .where((eb) => collectableBlob(eb, cutoff))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+async function deleteBlobRow(db: Executor, sha256: string): Promise<void> {
+  await db.deleteFrom('blobs').where('sha256', '=', sha256).where('state', '=', 'deleting').execute();
+}
+
+export const mediaRepository = {
+  lockProject,
+  findBlob,
+  touchBlob,
+  lockOrganization,
+  hold,
+  holds,
+  insertItems,
+  itemsWithBlobs,
+  listSlots,
+  listingLocales,
+  upsertSlot,
+  insertHistory,
+  listHistory,
+  findHistoryEntry,
+  organizationsWithUnusedHolds,
+  releaseUnusedHolds,
+  collectable,
+  markDeleting,
+  deleteBlobRow,
+};
+
+export type MediaRepository = typeof mediaRepository;

@@ -1,0 +1,698 @@
+/**
+ * The media library of a project (design.md §12): upload (streamed, hashed, read from the bytes,
+ * checked against the slot's store rules before anything is stored), order, remove, copy between
+ * locales and stores, history and revert, and the bytes themselves for whoever's organization
+ * uses them. Files are content-addressed: the same bytes in 40 locales are one blob.
+ */
+import fs from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BlobNotFoundError, type BlobRange, type BlobStore } from '../../blobs/index.js';
+import type { Executor } from '../../db/database.js';
+import {
+  AppError,
+  invalid,
+  invalidField,
+  notFound,
+  serviceUnavailable,
+  usageLimitExceeded,
+} from '../../errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import {
+  isStoreLocale,
+  mapLocale,
+  STORE_LABEL,
+  unknownLocaleMessage,
+  type Store,
+} from '../../shared/stores.js';
+import { authorize, type RequestContext } from '../access/index.js';
+import { actorOf } from '../audit/index.js';
+import { PLANS, type OrganizationsRepository, type Plan } from '../organizations/index.js';
+import { isLinked, STORE_IDENTIFIER, type Project, type ProjectsService } from '../projects/index.js';
+import { inspectFile, UnreadableFileError } from './file-inspection.js';
+import type { MediaEditSource, MediaHistoryEntry, MediaItem, MediaSlot } from './media.js';
+import { mediaRepository as repo, type ItemWithBlob, type SlotRow } from './media.repository.js';
+import { checkFile, displayTypeForSize, slotRule, type SlotRule } from './slots.js';
+import { spool, TooLargeError } from './spool.js';
+
+export const fileKey = (sha256: string) => `files/${sha256.slice(0, 2)}/${sha256}`;
+export const thumbnailKey = (sha256: string) => `thumbs/${sha256.slice(0, 2)}/${sha256}.webp`;
+
+const API_PREFIX = '/api/v1';
+
+export interface MediaServiceDeps {
+  db: Executor;
+  clock: Clock;
+  blobs: BlobStore;
+  projects: Pick<ProjectsService, 'require'>;
+  organizations: Pick<OrganizationsRepository, 'find'>;
+}
+
+/** The file of an upload, opened only once the caller, the project and the slot are checked. */
+export interface Upload {
+  open(): Promise<{ stream: Readable; fileName: string }>;
+}
+
+export interface Download {
+  stream: Readable;
+  contentType: string;
+  /** Size of the whole file. */
+  bytes: number;
+  etag: string;
+  range: BlobRange | null;
+}
+
+const parseList = (json: string | null): string[] => (json === null ? [] : (JSON.parse(json) as string[]));
+
+export function toItem(row: ItemWithBlob, position: number): MediaItem {
+  return {
+    id: row.id,
+    sha256: row.sha256,
+    md5: row.md5,
+    kind: row.kind as MediaItem['kind'],
+    contentType: row.content_type,
+    bytes: Number(row.bytes),
+    width: row.width,
+    height: row.height,
+    durationMs: row.duration_ms,
+    fileName: row.file_name,
+    position,
+    url: `${API_PREFIX}/media/${row.sha256}`,
+    thumbnailUrl: row.has_thumbnail === 1 ? `${API_PREFIX}/media/${row.sha256}?thumb=1` : null,
+  };
+}
+
+/** Reads the slots' items in one query and shows them in the working copy's order. */
+async function toSlots(db: Executor, rows: SlotRow[]): Promise<MediaSlot[]> {
+  const items = await repo.itemsWithBlobs(
+    db,
+    rows.flatMap((row) => parseList(row.items)),
+  );
+  return rows.map((row) => {
+    const rule = slotRule(row.store as Store, row.slot_type)!;
+    const ordered = parseList(row.items).map((id, index) => toItem(items.get(id)!, index + 1));
+    const base = row.base === null ? null : parseList(row.base);
+    const shas = ordered.map((item) => item.sha256);
+    return {
+      store: row.store as Store,
+      locale: row.locale,
+      slotType: row.slot_type,
+      kind: rule.kind,
+      maxItems: rule.maxItems,
+      state: JSON.stringify(shas) === JSON.stringify(base ?? []) ? 'unchanged' : 'modified',
+      items: ordered,
+      base,
+    };
+  });
+}
+
+export function createMediaService({ db, clock, blobs, projects, organizations }: MediaServiceDeps) {
+  /** The slot named by a route, checked: linked store, store locale, known slot type. */
+  async function requireSlot(
+    ctx: RequestContext,
+    projectId: string,
+    store: Store,
+    locale: string,
+    slotType: string,
+  ): Promise<{ project: Project; rule: SlotRule }> {
+    const project = await projects.require(ctx, projectId);
+    if (!isLinked(project, store)) {
+      throw invalidField(
+        'store',
+        `the project has no ${STORE_IDENTIFIER[store]}: link it to ${STORE_LABEL[store]} first`,
+      );
+    }
+    if (!isStoreLocale(store, locale)) throw invalidField('locale', unknownLocaleMessage(store, locale));
+    const rule = slotRule(store, slotType);
+    if (rule === undefined) {
+      throw invalidField('slotType', `${slotType} is not a ${STORE_LABEL[store]} screenshot or preview slot`);
+    }
+    return { project, rule };
+  }
+
+  async function readSlot(
+    executor: Executor,
+    projectId: string,
+    store: Store,
+    locale: string,
+    slotType: string,
+  ) {
+    const [row] = await repo.listSlots(executor, projectId, { store, locale, slotType });
+    return row;
+  }
+
+  /**
+   * Replaces a slot's working copy inside the project's lock, recording the change in the history.
+   * `change` gets the current item ids and answers the new ones.
+   */
+  async function writeSlot(
+    trx: Executor,
+    ctx: RequestContext,
+    projectId: string,
+    slot: { store: Store; locale: string; slotType: string },
+    source: MediaEditSource,
+    change: (current: string[]) => string[] | Promise<string[]>,
+  ): Promise<MediaSlot> {
+    const at = clock.now().toISOString();
+    const row = await readSlot(trx, projectId, slot.store, slot.locale, slot.slotType);
+    const current = parseList(row?.items ?? null);
+    const next = await change(current);
+    if (JSON.stringify(next) !== JSON.stringify(current)) {
+      const actor = actorOf(ctx);
+      await repo.upsertSlot(trx, {
+        project_id: projectId,
+        store: slot.store,
+        locale: slot.locale,
+        slot_type: slot.slotType,
+        items: JSON.stringify(next),
+        base: row?.base ?? null,
+        updated_at: at,
+      });
+      await repo.insertHistory(trx, [
+        {
+          id: newId('mhist'),
+          project_id: projectId,
+          store: slot.store,
+          locale: slot.locale,
+          slot_type: slot.slotType,
+          old_items: JSON.stringify(current),
+          new_items: JSON.stringify(next),
+          source,
+          actor_member_id: actor.memberId,
+          actor_operator: actor.operator,
+          created_at: at,
+        },
+      ]);
+    }
+    const written = await readSlot(trx, projectId, slot.store, slot.locale, slot.slotType);
+    if (written === undefined) return emptySlot(slot);
+    const [view] = await toSlots(trx, [written]);
+    return view!;
+  }
+
+  const emptySlot = (slot: { store: Store; locale: string; slotType: string }): MediaSlot => {
+    const rule = slotRule(slot.store, slot.slotType)!;
+    return { ...slot, kind: rule.kind, maxItems: rule.maxItems, state: 'unchanged', items: [], base: null };
+  };
+
+  const writeProject = <T>(projectId: string, work: (trx: Executor) => Promise<T>) =>
+    db.transaction().execute(async (trx) => {
+      await repo.lockProject(trx, projectId);
+      return work(trx);
+    });
+
+  /**
+   * Records the blob (or refreshes it) before its file is written, waiting while collection is
+   * removing an earlier copy of the same bytes (a few milliseconds).
+   */
+  async function touch(row: Parameters<typeof repo.touchBlob>[1]): Promise<void> {
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      if ((await repo.touchBlob(db, row)) === 'stored') return;
+      await sleep(100);
+    }
+    throw serviceUnavailable('The media store is busy removing this file; try the upload again');
+  }
+
+  async function quotaOf(executor: Executor, organizationId: string) {
+    const org = await organizations.find(executor, organizationId);
+    if (org === undefined) throw notFound('Organization');
+    return {
+      plan: org.plan as Plan,
+      limit: PLANS[org.plan as Plan].mediaBytes,
+      used: Number(org.media_bytes),
+    };
+  }
+
+  /** Adds items (same store and slot rules already checked) holding each file for the organization. */
+  async function holdAll(trx: Executor, ctx: RequestContext, files: { sha256: string; bytes: number }[]) {
+    const { plan, limit } = await quotaOf(trx, ctx.organizationId);
+    for (const file of files) {
+      const ok = await repo.hold(trx, ctx.organizationId, file, limit, clock.now().toISOString());
+      if (!ok) {
+        const { used } = await quotaOf(trx, ctx.organizationId);
+        throw usageLimitExceeded(
+          `Media storage is full: the ${plan} plan holds ${limit} bytes and ${used} are used; the file needs ${file.bytes}`,
+        );
+      }
+    }
+  }
+
+  return {
+    /** Slots with items, by store, locale and slot type; `store`/`locale` narrow them. */
+    async list(
+      ctx: RequestContext,
+      projectId: string,
+      filter: { store?: Store; locale?: string } = {},
+    ): Promise<{ slots: MediaSlot[] }> {
+      authorize(ctx, 'media.list');
+      await projects.require(ctx, projectId);
+      const rows = await repo.listSlots(db, projectId, filter);
+      const slots = await toSlots(db, rows);
+      return { slots: slots.filter((slot) => slot.items.length > 0 || slot.base !== null) };
+    },
+
+    /**
+     * Takes one file into a slot: streamed to a spool file while hashed and counted (413 past the
+     * slot's byte limit), read from its bytes, checked against every rule of the slot (400 naming
+     * each broken rule with the file's values), stored once by content, then placed at the end of
+     * the slot (single-image slots: in place of the image they had).
+     */
+    async upload(
+      ctx: RequestContext,
+      projectId: string,
+      slot: { store: Store; locale: string; slotType: string },
+      upload: Upload,
+    ): Promise<{ item: MediaItem; replaced: string | null; notVerified: string[] }> {
+      authorize(ctx, 'media.upload');
+      const { rule } = await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
+      const existing = parseList(
+        (await readSlot(db, projectId, slot.store, slot.locale, slot.slotType))?.items ?? null,
+      );
+      if (rule.maxItems > 1 && existing.length >= rule.maxItems) {
+        throw countBreak(rule, existing.length);
+      }
+
+      const file = await upload.open();
+      const fileName = file.fileName.trim().slice(0, 200) || 'upload';
+      const spooled = await spool(file.stream, blobs.spoolDirectory, rule.maxBytes).catch(
+        (error: unknown) => {
+          if (error instanceof TooLargeError) {
+            throw new AppError(
+              'INVALID_REQUEST',
+              `file: ${rule.label} accept files up to ${rule.maxBytes} bytes`,
+              [{ field: 'file.bytes', message: `larger than ${rule.maxBytes} bytes`, limit: rule.maxBytes }],
+              413,
+            );
+          }
+          throw error;
+        },
+      );
+      let thumbnail: string | null = null;
+      try {
+        const inspection = await inspectFile(spooled.path, spooled.bytes).catch((error: unknown) => {
+          if (error instanceof UnreadableFileError) {
+            throw new AppError('INVALID_REQUEST', `file: ${error.message}`, [
+              { field: 'file.format', message: error.message },
+            ]);
+          }
+          throw error;
+        });
+        thumbnail = inspection.thumbnailPath;
+        const { breaks, notVerified } = checkFile(rule, inspection.facts);
+        if (breaks.length > 0) {
+          throw invalid(
+            `file: ${breaks.map((b) => b.message).join('; ')}`,
+            breaks.map((b) => ({ field: `file.${b.rule}`, message: b.message })),
+          );
+        }
+        const { facts } = inspection;
+        const at = clock.now().toISOString();
+        // Write the blob, then the reference: first the row (collection leaves a fresh row alone),
+        // then the file, then the item that uses it.
+        await touch({
+          sha256: spooled.sha256,
+          md5: spooled.md5,
+          bytes: spooled.bytes,
+          content_type: inspection.contentType,
+          kind: facts.kind,
+          width: facts.width,
+          height: facts.height,
+          has_alpha: facts.hasAlpha ? 1 : 0,
+          duration_ms: facts.durationMs,
+          has_thumbnail: thumbnail === null ? 0 : 1,
+          state: 'stored',
+          touched_at: at,
+          created_at: at,
+        });
+        if (await blobs.exists(fileKey(spooled.sha256))) await fs.rm(spooled.path, { force: true });
+        else await blobs.put(fileKey(spooled.sha256), spooled.path, inspection.contentType);
+        if (thumbnail !== null) {
+          if (await blobs.exists(thumbnailKey(spooled.sha256))) await fs.rm(thumbnail, { force: true });
+          else await blobs.put(thumbnailKey(spooled.sha256), thumbnail, 'image/webp');
+          thumbnail = null;
+        }
+
+        const itemId = newId('med');
+        let replaced: string | null = null;
+        const view = await writeProject(projectId, async (trx) => {
+          await holdAll(trx, ctx, [spooled]);
+          await repo.insertItems(trx, [
+            {
+              id: itemId,
+              organization_id: ctx.organizationId,
+              project_id: projectId,
+              store: slot.store,
+              locale: slot.locale,
+              slot_type: slot.slotType,
+              sha256: spooled.sha256,
+              file_name: fileName,
+              created_at: at,
+            },
+          ]);
+          return writeSlot(trx, ctx, projectId, slot, 'upload', (current) => {
+            if (rule.maxItems === 1) {
+              replaced = current[0] ?? null;
+              return [itemId];
+            }
+            // Checked again under the lock: parallel uploads cannot overfill a slot.
+            if (current.length >= rule.maxItems) throw countBreak(rule, current.length);
+            return [...current, itemId];
+          });
+        });
+        return { item: view.items.find((item) => item.id === itemId)!, replaced, notVerified };
+      } finally {
+        await fs.rm(spooled.path, { force: true });
+        if (thumbnail !== null) await fs.rm(thumbnail, { force: true });
+      }
+    },
+
+    /** Sets the order of a slot: `items` must name every item of the working copy once. */
+    async reorder(
+      ctx: RequestContext,
+      projectId: string,
+      slot: { store: Store; locale: string; slotType: string },
+      items: string[],
+    ): Promise<MediaSlot> {
+      authorize(ctx, 'media.reorder');
+      await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
+      return writeProject(projectId, (trx) =>
+        writeSlot(trx, ctx, projectId, slot, 'reorder', (current) => {
+          const missing = current.filter((id) => !items.includes(id));
+          const unknown = items.filter((id) => !current.includes(id));
+          const repeated = items.filter((id, index) => items.indexOf(id) !== index);
+          if (missing.length > 0 || unknown.length > 0 || repeated.length > 0) {
+            const problems = [
+              missing.length > 0 && `missing ${missing.join(', ')}`,
+              unknown.length > 0 && `not in this slot ${unknown.join(', ')}`,
+              repeated.length > 0 && `repeated ${repeated.join(', ')}`,
+            ].filter(Boolean);
+            throw invalidField(
+              'items',
+              `must list every item of the slot exactly once (${problems.join('; ')})`,
+            );
+          }
+          return items;
+        }),
+      );
+    },
+
+    async remove(
+      ctx: RequestContext,
+      projectId: string,
+      slot: { store: Store; locale: string; slotType: string },
+      itemId: string,
+    ): Promise<{ deleted: true; slot: MediaSlot }> {
+      authorize(ctx, 'media.delete');
+      await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
+      const view = await writeProject(projectId, (trx) =>
+        writeSlot(trx, ctx, projectId, slot, 'remove', (current) => {
+          if (!current.includes(itemId)) throw notFound(`Media item ${itemId}`);
+          return current.filter((id) => id !== itemId);
+        }),
+      );
+      return { deleted: true, slot: view };
+    },
+
+    /**
+     * Copies slots from one store/locale to another (no bytes copied: the same files, new items).
+     * Within a store slot types stay; across stores App Store screenshots go to Play's screenshot
+     * types (iPhone → phone, iPad → ten-inch, Apple TV → TV) and Play screenshots to the display
+     * type their pixel size says. `slotTypes` picks source slots, each optionally `source:target`.
+     * `to.locale` "*" copies into every locale the target store has a listing or media in.
+     * Every file is checked against the target slot's rules first; all or nothing.
+     */
+    async copy(
+      ctx: RequestContext,
+      projectId: string,
+      input: {
+        from: { store: Store; locale: string };
+        to: { store: Store; locale?: string };
+        slotTypes?: string[];
+      },
+      source: MediaEditSource = 'copy',
+    ): Promise<{ slots: MediaSlot[]; copied: { from: string; to: string; items: number }[] }> {
+      authorize(ctx, 'media.copy');
+      const project = await projects.require(ctx, projectId);
+      for (const [side, store] of [
+        ['from', input.from.store],
+        ['to', input.to.store],
+      ] as const) {
+        if (!isLinked(project, store)) {
+          throw invalidField(
+            `${side}.store`,
+            `the project has no ${STORE_IDENTIFIER[store]}: link it to ${STORE_LABEL[store]} first`,
+          );
+        }
+      }
+      const sourceSlots = await toSlots(
+        db,
+        await repo.listSlots(db, projectId, { store: input.from.store, locale: input.from.locale }),
+      );
+      const wanted = (
+        input.slotTypes ?? sourceSlots.filter((s) => s.items.length > 0).map((s) => s.slotType)
+      ).map((entry, index) => {
+        const [from, to] = entry.split(':') as [string, string | undefined];
+        if (slotRule(input.from.store, from) === undefined) {
+          throw invalidField(
+            `slotTypes[${index}]`,
+            `${from} is not a ${STORE_LABEL[input.from.store]} slot type`,
+          );
+        }
+        const slot = sourceSlots.find((s) => s.slotType === from);
+        if (slot === undefined || slot.items.length === 0) {
+          throw invalidField(
+            `slotTypes[${index}]`,
+            `${input.from.store}/${input.from.locale}/${from} has no media`,
+          );
+        }
+        const target = to ?? targetSlotType(input.from.store, input.to.store, slot);
+        if (target === undefined || slotRule(input.to.store, target) === undefined) {
+          throw invalidField(
+            `slotTypes[${index}]`,
+            `${from} has no counterpart in ${STORE_LABEL[input.to.store]}; name one as "${from}:<slotType>"`,
+          );
+        }
+        return { slot, target, rule: slotRule(input.to.store, target)! };
+      });
+      if (wanted.length === 0)
+        throw invalid(`Nothing to copy: ${input.from.store}/${input.from.locale} has no media`);
+
+      const locales = await targetLocales(project, input);
+      const breaks: { field: string; message: string }[] = [];
+      for (const [index, { slot, rule }] of wanted.entries()) {
+        if (slot.items.length > rule.maxItems) {
+          breaks.push({ field: `slotTypes[${index}]`, message: countBreak(rule, slot.items.length).message });
+        }
+        for (const item of slot.items) {
+          const facts = {
+            kind: item.kind,
+            format: formatOf(item.contentType),
+            width: item.width,
+            height: item.height,
+            hasAlpha: false,
+            bytes: item.bytes,
+            durationMs: item.durationMs,
+          };
+          const blob = await repo.findBlob(db, item.sha256);
+          facts.hasAlpha = blob?.has_alpha === 1;
+          for (const b of checkFile(rule, facts).breaks) {
+            breaks.push({
+              field: `slotTypes[${index}].items[${item.position - 1}].${b.rule}`,
+              message: `${item.fileName}: ${b.message}`,
+            });
+          }
+        }
+      }
+      if (breaks.length > 0) throw invalid(`Cannot copy: ${breaks.map((b) => b.message).join('; ')}`, breaks);
+
+      const at = clock.now().toISOString();
+      const slots = await writeProject(projectId, async (trx) => {
+        const written: MediaSlot[] = [];
+        for (const locale of locales) {
+          for (const { slot, target } of wanted) {
+            const items = slot.items.map((item) => ({
+              id: newId('med'),
+              organization_id: ctx.organizationId,
+              project_id: projectId,
+              store: input.to.store,
+              locale,
+              slot_type: target,
+              sha256: item.sha256,
+              file_name: item.fileName,
+              created_at: at,
+            }));
+            await repo.insertItems(trx, items);
+            written.push(
+              await writeSlot(
+                trx,
+                ctx,
+                projectId,
+                { store: input.to.store, locale, slotType: target },
+                source,
+                () => items.map((item) => item.id),
+              ),
+            );
+          }
+        }
+        return written;
+      });
+      return {
+        slots,
+        copied: wanted.map(({ slot, target }) => ({
+          from: slot.slotType,
+          to: target,
+          items: slot.items.length,
+        })),
+      };
+    },
+
+    async history(
+      ctx: RequestContext,
+      projectId: string,
+      slot: { store: Store; locale: string; slotType: string },
+      page: { limit: number; offset: number },
+    ): Promise<{ entries: MediaHistoryEntry[]; total: number }> {
+      authorize(ctx, 'media.history');
+      await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
+      const { rows, total } = await repo.listHistory(db, { projectId, ...slot }, page);
+      const ids = rows.flatMap((row) => [...parseList(row.old_items), ...parseList(row.new_items)]);
+      const items = await repo.itemsWithBlobs(db, [...new Set(ids)]);
+      const shas = (json: string) => parseList(json).map((id) => items.get(id)?.sha256 ?? id);
+      return {
+        total,
+        entries: rows.map((row) => ({
+          id: row.id,
+          old: shas(row.old_items),
+          new: shas(row.new_items),
+          source: row.source as MediaEditSource,
+          actor: { memberId: row.actor_member_id, operator: row.actor_operator },
+          createdAt: row.created_at,
+        })),
+      };
+    },
+
+    /** Restores a slot to what it held before (default) or after a history entry; a new change. */
+    async revert(
+      ctx: RequestContext,
+      projectId: string,
+      slot: { store: Store; locale: string; slotType: string },
+      input: { historyId: string; to?: 'before' | 'after' },
+    ): Promise<MediaSlot> {
+      authorize(ctx, 'media.revert');
+      await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
+      const entry = await repo.findHistoryEntry(db, projectId, input.historyId);
+      if (
+        entry === undefined ||
+        entry.store !== slot.store ||
+        entry.locale !== slot.locale ||
+        entry.slot_type !== slot.slotType
+      ) {
+        throw notFound('History entry');
+      }
+      const restored = parseList(input.to === 'after' ? entry.new_items : entry.old_items);
+      return writeProject(projectId, (trx) => writeSlot(trx, ctx, projectId, slot, 'revert', () => restored));
+    },
+
+    /** The bytes of a file (or its thumbnail) that a project of the caller's organization uses. */
+    async open(
+      ctx: RequestContext,
+      sha256: string,
+      options: { thumbnail: boolean; range: (size: number) => BlobRange | null },
+    ): Promise<Download> {
+      authorize(ctx, 'media.download');
+      const blob = /^[0-9a-f]{64}$/.test(sha256) ? await repo.findBlob(db, sha256) : undefined;
+      if (blob === undefined || !(await repo.holds(db, ctx.organizationId, sha256)))
+        throw notFound('Media file');
+      if (options.thumbnail && blob.has_thumbnail !== 1) throw notFound('Thumbnail (videos have none)');
+      const key = options.thumbnail ? thumbnailKey(sha256) : fileKey(sha256);
+      const bytes = options.thumbnail ? null : Number(blob.bytes);
+      const range = bytes === null ? null : options.range(bytes);
+      try {
+        const stream = await blobs.read(key, range ?? undefined);
+        return {
+          stream,
+          contentType: options.thumbnail ? 'image/webp' : blob.content_type,
+          bytes: bytes ?? -1,
+          etag: `"${sha256}${options.thumbnail ? '-thumb' : ''}"`,
+          range,
+        };
+      } catch (error) {
+        if (error instanceof BlobNotFoundError) throw notFound('Media file');
+        throw error;
+      }
+    },
+
+    /** Storage the organization uses and its plan's limit. */
+    async usage(organizationId: string): Promise<{ used: number; limit: number | null }> {
+      const { used, limit } = await quotaOf(db, organizationId);
+      return { used, limit };
+    },
+  };
+
+  /** Target locales of a copy: one, or with "*" every locale the target store knows in the project. */
+  async function targetLocales(
+    project: Project,
+    input: { from: { store: Store; locale: string }; to: { store: Store; locale?: string } },
+  ): Promise<string[]> {
+    if (input.to.locale === '*') {
+      const locales = new Set(await repo.listingLocales(db, project.id, input.to.store));
+      for (const row of await repo.listSlots(db, project.id, { store: input.to.store }))
+        locales.add(row.locale);
+      if (input.from.store === input.to.store) locales.delete(input.from.locale);
+      if (locales.size === 0)
+        throw invalidField(
+          'to.locale',
+          `the project has no ${STORE_LABEL[input.to.store]} locale to copy into`,
+        );
+      return [...locales].sort();
+    }
+    const locale = input.to.locale ?? mapLocale(input.from.store, input.to.store, input.from.locale);
+    if (locale === null) {
+      throw invalidField(
+        'to.locale',
+        `${STORE_LABEL[input.to.store]} has no locale for "${input.from.locale}"; name one`,
+      );
+    }
+    if (!isStoreLocale(input.to.store, locale))
+      throw invalidField('to.locale', unknownLocaleMessage(input.to.store, locale));
+    return [locale];
+  }
+}
+
+const countBreak = (rule: SlotRule, count: number) =>
+  invalid(`file: ${rule.label} hold at most ${rule.maxItems} files; the slot has ${count}`, [
+    {
+      field: 'file.count',
+      message: `the slot holds at most ${rule.maxItems} files and has ${count}`,
+      limit: rule.maxItems,
+      length: count,
+    },
+  ]);
+
+const formatOf = (contentType: string) =>
+  (
+    ({
+      'image/png': 'png',
+      'image/jpeg': 'jpeg',
+      'video/mp4': 'mp4',
+      'video/quicktime': 'mov',
+      'video/x-m4v': 'm4v',
+    }) as const
+  )[contentType as 'image/png'] ?? 'png';
+
+/** The default target slot type of a cross-store copy (or the same type within a store). */
+function targetSlotType(from: Store, to: Store, slot: MediaSlot): string | undefined {
+  if (from === to) return slot.slotType;
+  if (from === 'appstore') {
+    if (/^(APP_|IMESSAGE_APP_)IPHONE_/.test(slot.slotType)) return 'phoneScreenshots';
+    if (/^(APP_|IMESSAGE_APP_)IPAD_/.test(slot.slotType)) return 'tenInchScreenshots';
+    if (slot.slotType === 'APP_APPLE_TV') return 'tvScreenshots';
+    return undefined;
+  }
+  if (!slot.slotType.endsWith('Screenshots')) return undefined;
+  const first = slot.items[0];
+  return first?.width && first.height ? displayTypeForSize(first.width, first.height, '') : undefined;
+}
+
+export type MediaService = ReturnType<typeof createMediaService>;

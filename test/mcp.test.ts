@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Actor, type Harness, type TestOrganization } from './support/harness.js';
+import { distinctColour, image, upload } from './support/media.js';
 
 let h: Harness;
 let url: string;
@@ -66,6 +67,12 @@ describe('MCP endpoint at /mcp', () => {
         'sync_project',
         'update_listing',
         'update_project',
+        'list_media',
+        'reorder_media',
+        'copy_media',
+        'remove_media',
+        'get_media_history',
+        'revert_media',
       ].sort(),
     );
     for (const tool of tools) {
@@ -137,6 +144,52 @@ describe('MCP endpoint at /mcp', () => {
 
     const resource = await client.readResource({ uri: `appmeta://projects/${projectId}/listings` });
     expect(JSON.parse((resource.contents[0] as { text: string }).text).listings[0].locale).toBe('en-US');
+  });
+
+  it('lists, reorders, copies, removes and reverts media as REST does; a viewer only reads', async () => {
+    const project = (
+      await h.given.project(actors.admin, { appStoreAppId: '1', playStorePackageName: 'com.example.mcp' })
+    ).id;
+    const slot = `/api/v1/projects/${project}/media/playstore/en-US/phoneScreenshots`;
+    const ids: string[] = [];
+    for (const _ of [1, 2]) {
+      const bytes = await image({ width: 1080, height: 1920, colour: distinctColour() });
+      ids.push((await upload(h, actors.admin.apiKey, slot, bytes)).body.data.id);
+    }
+    const member = await connect(actors.member.apiKey);
+    const where = { projectId: project, store: 'playstore', locale: 'en-US', slotType: 'phoneScreenshots' };
+
+    const listed = await call(member, 'list_media', { projectId: project, store: 'playstore' });
+    expect(listed.data.slots[0].items.map((i: { id: string }) => i.id)).toEqual(ids);
+    const reordered = await call(member, 'reorder_media', { ...where, items: [...ids].reverse() });
+    expect(reordered.data.slot.items.map((i: { id: string }) => i.id)).toEqual([...ids].reverse());
+    const copied = await call(member, 'copy_media', {
+      projectId: project,
+      from: { store: 'playstore', locale: 'en-US' },
+      to: { store: 'playstore', locale: 'de-DE' },
+    });
+    expect(copied.data.copied).toEqual([{ from: 'phoneScreenshots', to: 'phoneScreenshots', items: 2 }]);
+    const removed = await call(member, 'remove_media', { ...where, itemId: ids[0] });
+    expect(removed.data.slot.items.map((i: { id: string }) => i.id)).toEqual([ids[1]]);
+    const history = await call(member, 'get_media_history', where);
+    expect(history.data.entries.map((e: { source: string }) => e.source)).toEqual([
+      'remove',
+      'reorder',
+      'upload',
+      'upload',
+    ]);
+    const reverted = await call(member, 'revert_media', { ...where, historyId: history.data.entries[0].id });
+    expect(reverted.data.slot.items).toHaveLength(2);
+    const rest = await actors.member.api.get(
+      `/api/v1/projects/${project}/media?store=playstore&locale=en-US`,
+    );
+    expect(rest.body.data.slots[0].items).toEqual(reverted.data.slot.items);
+
+    const viewer = await connect(actors.viewer.apiKey);
+    expect((await call(viewer, 'list_media', { projectId: project })).isError).toBe(false);
+    const refused = await call(viewer, 'remove_media', { ...where, itemId: ids[1] });
+    expect(refused.isError).toBe(true);
+    expect(refused.data.error.code).toBe('FORBIDDEN');
   });
 
   it('answers domain errors as tool errors with the REST codes', async () => {

@@ -194,6 +194,7 @@ describe('upload', () => {
     );
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/truncated or corrupt/);
+    expect(res.body.error.message).not.toMatch(/spool|\/tmp/);
   });
 
   it('answers 413 past the slot byte limit while the body streams', async () => {

@@ -9,6 +9,7 @@ import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from './suppor
 import { startHarness, type Actor, type Harness, type TestOrganization } from './support/harness.js';
 import { appStoreCredentials } from './support/store-keys.js';
 import { buildZip, entry } from './support/zip.js';
+import { distinctColour, image, upload } from './support/media.js';
 
 type Role = 'viewer' | 'member' | 'admin';
 type Call = (actor: Actor, setup: Setup) => Promise<{ status: number; body: any }>;
@@ -40,6 +41,20 @@ const queuedSync = async (s: Setup): Promise<string> =>
       { prefer: 'respond-async' },
     )
   ).body.data.operation.id;
+
+/** The project's Play phone screenshots of en-US. */
+const shots = (s: Setup) => `/api/v1/projects/${s.project}/media/playstore/en-US/phoneScreenshots`;
+/** A screenshot the admin uploaded into them. */
+const uploaded = async (s: Setup): Promise<{ id: string; url: string }> => {
+  const res = await upload(
+    h,
+    s.org.admin.apiKey,
+    shots(s),
+    await image({ width: 320, height: 640, colour: distinctColour() }),
+  );
+  expect(res.status).toBe(201);
+  return res.body.data;
+};
 
 // operation: [viewer, member, admin, the request]
 const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
@@ -87,6 +102,59 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
   ],
 
   'locales.list': [V, V, V, (a, s) => a.api.get(`/api/v1/locales?projectId=${s.project}`)],
+
+  'media.list': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/media`)],
+  'media.slotTypes': [V, V, V, (a) => a.api.get('/api/v1/media/slot-types')],
+  'media.upload': [
+    X,
+    V,
+    V,
+    async (a, s) =>
+      upload(h, a.apiKey, shots(s), await image({ width: 320, height: 640, colour: distinctColour() })),
+  ],
+  'media.reorder': [
+    X,
+    V,
+    V,
+    async (a, s) => a.api.request('PUT', `${shots(s)}/order`, { items: [(await uploaded(s)).id] }),
+  ],
+  'media.delete': [X, V, V, async (a, s) => a.api.delete(`${shots(s)}/${(await uploaded(s)).id}`)],
+  'media.copy': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      await uploaded(s);
+      return a.api.post(`/api/v1/projects/${s.project}/media/copy`, {
+        from: { store: 'playstore', locale: 'en-US' },
+        to: { store: 'playstore', locale: 'de-DE' },
+      });
+    },
+  ],
+  'media.history': [V, V, V, (a, s) => a.api.get(`${shots(s)}/history`)],
+  'media.revert': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      await uploaded(s);
+      const history = await s.org.admin.api.get(`${shots(s)}/history`);
+      return a.api.post(`${shots(s)}/revert`, { historyId: history.body.data.entries[0].id });
+    },
+  ],
+  'media.download': [
+    V,
+    V,
+    V,
+    async (a, s) => {
+      const res = await h.app.inject({
+        method: 'GET',
+        url: (await uploaded(s)).url,
+        headers: { authorization: `Bearer ${a.apiKey}` },
+      });
+      return { status: res.statusCode, body: res.statusCode < 300 ? {} : res.json() };
+    },
+  ],
 
   'organization.get': [V, V, V, (a) => a.api.get('/api/v1/organization')],
   'organization.update': [X, X, V, (a) => a.api.patch('/api/v1/organization', { name: 'New name' })],

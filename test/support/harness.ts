@@ -117,7 +117,9 @@ export async function startHarness(
   const database = options.database ?? (await createTestDatabase());
   // Each harness keeps its media files in a directory of its own, removed when it closes.
   const blobDirectory =
-    options.env?.BLOB_STORE_URL === undefined ? await fs.mkdtemp(path.join(os.tmpdir(), 'appmeta-blobs-')) : null;
+    options.env?.BLOB_STORE_URL === undefined
+      ? await fs.mkdtemp(path.join(os.tmpdir(), 'appmeta-blobs-'))
+      : null;
   const config = loadConfig({
     DATABASE_URL: database.url,
     ...(blobDirectory !== null && { BLOB_STORE_URL: `file:${blobDirectory}` }),

@@ -41,14 +41,19 @@ export function distinctColour() {
  * pixels, made without encoding again.
  */
 export function withTextChunk(png: Buffer, text: string): Buffer {
+  const iend = png.length - 12;
+  return Buffer.concat([png.subarray(0, iend), textChunk(text), png.subarray(iend)]);
+}
+
+/** A PNG tEXt chunk (length, type, data, CRC), to go before IEND. */
+export function textChunk(text: string): Buffer {
   const data = Buffer.from(`Comment\0${text}`, 'latin1');
   const chunk = Buffer.alloc(12 + data.length);
   chunk.writeUInt32BE(data.length, 0);
   chunk.write('tEXt', 4, 'latin1');
   data.copy(chunk, 8);
   chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + data.length)) >>> 0, 8 + data.length);
-  const iend = png.length - 12;
-  return Buffer.concat([png.subarray(0, iend), chunk, png.subarray(iend)]);
+  return chunk;
 }
 
 /** An MP4 with one video track of the given size and length (its samples are not real frames). */

@@ -113,11 +113,11 @@ async function inspectImage(file: string, bytes: number, format: ImageFormat): P
       contentType: CONTENT_TYPES[format],
       thumbnailPath,
     };
-  } catch (error) {
+  } catch {
+    // libvips' message names the spool path on this server: it is not for clients.
     await fs.rm(thumbnailPath, { force: true });
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new UnreadableFileError(
-      `the ${format.toUpperCase()} file cannot be decoded (truncated or corrupt: ${reason})`,
+      `the ${format.toUpperCase()} file cannot be decoded (truncated or corrupt)`,
     );
   }
 }

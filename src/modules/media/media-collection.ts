@@ -43,7 +43,8 @@ export function createMediaCollection(deps: { db: Executor; clock: Clock; blobs:
         await repo.deleteBlobRow(db, sha256);
         report.deletedBlobs += 1;
       }
-      report.deletedSpoolFiles = await removeStaleSpool(blobs.spoolDirectory, graceMs, now.getTime());
+      // Spooled files carry the filesystem's times: compared with the wall clock, not the service's.
+      report.deletedSpoolFiles = await removeStaleSpool(blobs.spoolDirectory, graceMs, Date.now());
       return report;
     },
   };

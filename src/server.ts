@@ -156,20 +156,22 @@ export class StartupError extends Error {
 }
 
 /** Stops the server on SIGTERM/SIGINT; exits non-zero if in-flight work outlives the grace period. */
-export function stopOnSignals(server: Stoppable, logger: Logger): void {
+export function stopOnSignals(server: Stoppable | Promise<Stoppable>, logger: Logger): void {
   const onSignal = (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'signal received');
     setTimeout(() => {
       logger.error('in-flight requests did not finish in time; exiting');
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
-    server.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    Promise.resolve(server)
+      .then((started) => started.stop())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);

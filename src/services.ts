@@ -44,7 +44,7 @@ import { createEventStream, createOutbox } from './modules/events/index.js';
 import { createWebhookFanOut, createWebhooksService } from './modules/webhooks/index.js';
 import { createJobQueue, WAKE_AFTER_MS, type JobQueue } from './jobs/index.js';
 import { createBlobStore, type BlobStore } from './blobs/index.js';
-import { createMediaCollection, createMediaService } from './modules/media/index.js';
+import { createMediaCollection, createMediaService, createMediaTransfer } from './modules/media/index.js';
 import pino, { type Logger } from 'pino';
 import type { Clock } from './shared/clock.js';
 import type { KeyRing } from './shared/key-ring.js';
@@ -194,6 +194,7 @@ export function createServices(deps: ServiceDeps) {
     queue,
     locales: createLocalesService({ db, projects, listings: listingsRepository }),
     media: createMediaService({ db, clock, blobs, projects, organizations }),
+    mediaTransfer: createMediaTransfer({ db, clock, blobs, projects, organizations }),
     mediaCollection: createMediaCollection({ db, clock, blobs }),
     blobs,
   };

@@ -40,6 +40,7 @@ const adapters: [string, () => BlobStore][] = [
 
 describe.each(adapters)('%s', (_name, make) => {
   const spoolFile = async (store: BlobStore, content: string | Buffer) => {
+    await fs.mkdir(store.spoolDirectory, { recursive: true });
     const file = path.join(store.spoolDirectory, `${randomBytes(8).toString('hex')}.upload`);
     await fs.writeFile(file, content);
     return file;

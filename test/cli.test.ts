@@ -9,6 +9,7 @@ import { appStoreCredentials } from './support/store-keys.js';
 import { createTestDatabase, type TestDatabase } from './support/databases.js';
 import { createKeyRing } from '../src/shared/key-ring.js';
 import { startHarness, TEST_SECRET_KEY, type Harness } from './support/harness.js';
+import { distinctColour, image } from './support/media.js';
 
 let database: TestDatabase;
 let env: Record<string, string>;
@@ -31,9 +32,13 @@ beforeAll(async () => {
       '2026_11_23_0006_create_sessions',
       '2026_11_23_0007_create_idempotency_keys',
       '2026_11_23_0008_create_events_and_jobs',
+      '2026_11_23_0009_create_media',
     ],
   });
   h = await startHarness({ database });
+  // The commands keep media files where the harness's service does.
+  const blobs = h.config.blobStore;
+  if (blobs.kind === 'file') env.BLOB_STORE_URL = `file:${blobs.path}`;
 });
 afterAll(async () => {
   await h?.close();
@@ -235,6 +240,82 @@ describe('appmeta CLI', () => {
     const missing = await runCli(['org', 'create', '--name', 'X'], env);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('--admin-email');
+  });
+
+  it('media upload, list, export and import work with files and a fastlane tree', async () => {
+    const org = await h.given.organization();
+    const project = (
+      await h.given.project(org.admin, { appStoreAppId: '1', playStorePackageName: 'com.example.media' })
+    ).id;
+    const files = fs.mkdtempSync(path.join(os.tmpdir(), 'media-in-'));
+    onTestFinished(() => fs.rmSync(files, { recursive: true, force: true }));
+    const shots = [];
+    for (const name of ['1-home.png', '2-search.png']) {
+      fs.writeFileSync(
+        path.join(files, name),
+        await image({ width: 1080, height: 1920, colour: distinctColour() }),
+      );
+      shots.push(path.join(files, name));
+    }
+    fs.writeFileSync(
+      path.join(files, 'iphone.png'),
+      await image({ width: 1290, height: 2796, colour: distinctColour() }),
+    );
+    const uploadArgs = ['media', 'upload', '--project', project, '--store', 'playstore', '--locale', 'en-US'];
+    const uploaded = await runCli([...uploadArgs, '--slot', 'phoneScreenshots', ...shots, '--json'], env);
+    expect(uploaded.code).toBe(0);
+    expect(
+      JSON.parse(uploaded.stdout).uploaded.map((u: { item: { fileName: string } }) => u.item.fileName),
+    ).toEqual(['1-home.png', '2-search.png']);
+    const apple = await runCli(
+      [
+        'media',
+        'upload',
+        '--project',
+        project,
+        '--store',
+        'appstore',
+        '--locale',
+        'en-US',
+        '--slot',
+        'APP_IPHONE_67',
+        path.join(files, 'iphone.png'),
+      ],
+      env,
+    );
+    expect(apple.code).toBe(0);
+    expect(apple.stdout).toContain('→ appstore/en-US/APP_IPHONE_67 #1 (1290×2796');
+    const refused = await runCli([...uploadArgs, '--slot', 'icon', shots[0]!], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('512×512');
+
+    const listed = await runCli(['media', 'list', '--project', project, '--store', 'playstore'], env);
+    expect(listed.stdout).toContain('playstore/en-US/phoneScreenshots  2/8  modified');
+
+    const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'media-out-'));
+    onTestFinished(() => fs.rmSync(tree, { recursive: true, force: true }));
+    const exported = await runCli(['media', 'export', '--project', project, '--dir', tree, '--json'], env);
+    expect(exported.code).toBe(0);
+    expect(JSON.parse(exported.stdout).files.sort()).toEqual([
+      'fastlane/metadata/android/en-US/images/phoneScreenshots/01.png',
+      'fastlane/metadata/android/en-US/images/phoneScreenshots/02.png',
+      'fastlane/screenshots/en-US/APP_IPHONE_67_01.png',
+    ]);
+    expect(
+      fs.readFileSync(path.join(tree, 'fastlane/metadata/android/en-US/images/phoneScreenshots/01.png')),
+    ).toEqual(fs.readFileSync(shots[0]!));
+
+    const other = (
+      await h.given.project(org.admin, { appStoreAppId: '2', playStorePackageName: 'com.example.other' })
+    ).id;
+    const imported = await runCli(['media', 'import', '--project', other, '--dir', tree, '--json'], env);
+    expect(imported.code).toBe(0);
+    expect(JSON.parse(imported.stdout).imported).toEqual([
+      { store: 'playstore', locale: 'en-US', slotType: 'phoneScreenshots', items: 2 },
+      { store: 'appstore', locale: 'en-US', slotType: 'APP_IPHONE_67', items: 1 },
+    ]);
+    const again = await runCli(['media', 'import', '--project', other, '--dir', tree], env);
+    expect(again.stdout).toContain('Nothing changed');
   });
 
   it('listings import and export work against a directory in the fastlane layout', async () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Actor, type Harness, type TestOrganization } from './support/harness.js';
 import { distinctColour, image, upload, video, withTextChunk } from './support/media.js';
@@ -628,10 +629,10 @@ describe('GET /api/v1/media/:sha256', () => {
     const thumb = await get({}, res.body.data.thumbnailUrl);
     expect(thumb.statusCode).toBe(200);
     expect(thumb.headers['content-type']).toBe('image/webp');
-    const { default: sharp } = await import('sharp');
+
     const meta = await sharp(thumb.rawPayload).metadata();
     expect(meta.format).toBe('webp');
-    expect(Math.max(meta.width!, meta.height!)).toBe(320);
+    expect(Math.max(meta.width, meta.height)).toBe(320);
 
     const stranger = await h.given.organization();
     const foreign = await h.app.inject({

@@ -132,6 +132,38 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
     },
   ],
   'media.history': [V, V, V, (a, s) => a.api.get(`${shots(s)}/history`)],
+  'media.export': [
+    V,
+    V,
+    V,
+    async (a, s) => {
+      const res = await h.app.inject({
+        method: 'GET',
+        url: `/api/v1/projects/${s.project}/media/export`,
+        headers: { authorization: `Bearer ${a.apiKey}` },
+      });
+      return { status: res.statusCode, body: res.statusCode < 300 ? {} : res.json() };
+    },
+  ],
+  'media.import': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      const export_ = await h.app.inject({
+        method: 'GET',
+        url: `/api/v1/projects/${s.project}/media/export`,
+        headers: { authorization: `Bearer ${s.org.admin.apiKey}` },
+      });
+      const res = await h.app.inject({
+        method: 'POST',
+        url: `/api/v1/projects/${s.project}/media/import`,
+        headers: { authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/gzip' },
+        payload: export_.rawPayload,
+      });
+      return { status: res.statusCode, body: res.json() };
+    },
+  ],
   'media.revert': [
     X,
     V,

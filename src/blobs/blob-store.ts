@@ -17,7 +17,8 @@ export interface BlobStore {
   readonly description: string;
   /**
    * A local directory for files on their way in (uploads are spooled there while they are hashed
-   * and checked); for the directory adapter it is inside the store, so `put` is a rename.
+   * and checked), made when the first upload arrives; for the directory adapter it is inside the
+   * store, so `put` is a rename.
    */
   readonly spoolDirectory: string;
   /** Stores the local file under `key`, replacing what was there; the local file is consumed. */

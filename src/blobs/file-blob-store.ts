@@ -1,5 +1,5 @@
 /** The blob store in a local directory: one file per key, written by rename so never half there. */
-import { createReadStream, mkdirSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -8,7 +8,6 @@ import { BlobNotFoundError, type BlobRange, type BlobStore } from './blob-store.
 export function createFileBlobStore(root: string): BlobStore {
   const directory = path.resolve(root);
   const spoolDirectory = path.join(directory, '.spool');
-  mkdirSync(spoolDirectory, { recursive: true });
   const pathOf = (key: string) => {
     const resolved = path.resolve(directory, key);
     if (!resolved.startsWith(directory + path.sep) || key.startsWith('.'))

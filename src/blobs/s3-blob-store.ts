@@ -3,7 +3,7 @@
  * official AWS SDK v3. `s3://bucket/prefix`; `S3_ENDPOINT` for a custom endpoint (then path-style
  * addressing); credentials and region from the usual AWS variables.
  */
-import { createReadStream, mkdirSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,7 +39,6 @@ export function createS3BlobStore(location: S3Location): BlobStore {
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
   const spoolDirectory = path.join(os.tmpdir(), 'appmeta-spool');
-  mkdirSync(spoolDirectory, { recursive: true });
   const Bucket = location.bucket;
   const keyOf = (key: string) => `${location.prefix}${key}`;
 

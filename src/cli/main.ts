@@ -2,9 +2,12 @@
  * The operator CLI (design.md §3). Every command accepts --json and then prints exactly one JSON
  * object on stdout; logs go to stderr. Exit status: 0 success, 1 failure, 2 bad configuration.
  */
+import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { createDb, DatabaseOpenError, type Db } from '../db/database.js';
@@ -20,6 +23,7 @@ import { tailEvents } from './events-tail.js';
 import { createServices, type Services } from '../services.js';
 import { systemClock } from '../shared/clock.js';
 import { resolveKeyRing } from '../shared/key-ring.js';
+import type { Store } from '../shared/stores.js';
 
 /**
  * Every command and the operation (src/modules/access) it performs: operator operations, or the
@@ -41,6 +45,10 @@ export const COMMAND_OPERATIONS = {
   'secrets rotate': 'credentials.rotateKeys',
   'listings export': 'listings.export',
   'listings import': 'listings.import',
+  'media list': 'media.list',
+  'media upload': 'media.upload',
+  'media export': 'media.export',
+  'media import': 'media.import',
 } as const satisfies Record<string, OperationId>;
 
 interface Output {
@@ -95,6 +103,7 @@ async function withServices<T>(
         // A command may have queued jobs (webhook deliveries of its events); the queue's own
         // connections close here, the jobs wait in the database for a worker.
         await services.queue.close();
+        await services.blobs.close();
       }
     });
   } catch (error) {
@@ -175,8 +184,11 @@ export function buildCli(): Command {
     .action(async () => {
       const config = loadConfig();
       const logger = createLogger(config);
-      const worker = await startWorkerProcess(config, logger);
+      // Signals are handled from the start: one that arrives while the workers start stops them
+      // once they have.
+      const worker = startWorkerProcess(config, logger);
       stopOnSignals(worker, logger);
+      await worker;
     });
 
   program
@@ -456,7 +468,137 @@ export function buildCli(): Command {
       ]);
     });
 
+  const media = program.command('media').description('screenshots and app previews');
+  media
+    .command('list')
+    .description("a project's media slots and their files, in order")
+    .requiredOption('--project <id>', 'project id')
+    .option('--store <store>', 'appstore or playstore')
+    .option('--locale <code>', "the store's locale code")
+    .action(async (options: { project: string; store?: Store; locale?: string }) => {
+      const { slots } = await withProject(options.project, (ctx, services) =>
+        services.media.list(ctx, options.project, {
+          ...(options.store !== undefined && { store: options.store }),
+          ...(options.locale !== undefined && { locale: options.locale }),
+        }),
+      );
+      emit(
+        output(),
+        { slots },
+        slots.length === 0
+          ? ['No media']
+          : slots.flatMap((slot) => [
+              `${slot.store}/${slot.locale}/${slot.slotType}  ${slot.items.length}/${slot.maxItems}  ${slot.state}`,
+              ...slot.items.map(
+                (item) =>
+                  `  ${item.position}. ${item.fileName}  ${item.width}×${item.height}  ${item.bytes} bytes  ${item.sha256.slice(0, 12)}  ${item.id}`,
+              ),
+            ]),
+      );
+    });
+  media
+    .command('upload')
+    .description('upload files into a slot, in the order given (each checked against the slot’s rules)')
+    .requiredOption('--project <id>', 'project id')
+    .requiredOption('--store <store>', 'appstore or playstore')
+    .requiredOption('--locale <code>', "the store's locale code")
+    .requiredOption('--slot <type>', 'APP_IPHONE_67, PREVIEW_IPHONE_67, phoneScreenshots, icon, ...')
+    .argument('<files...>', 'image or video files')
+    .action(
+      async (files: string[], options: { project: string; store: Store; locale: string; slot: string }) => {
+        const uploaded = await withProject(options.project, async (ctx, services) => {
+          const items = [];
+          for (const file of files) {
+            const result = await services.media.upload(
+              ctx,
+              options.project,
+              { store: options.store, locale: options.locale, slotType: options.slot },
+              { open: async () => ({ stream: createReadStream(file), fileName: path.basename(file) }) },
+            );
+            items.push({ file, ...result });
+          }
+          return items;
+        });
+        emit(
+          output(),
+          { uploaded },
+          uploaded.map(
+            (u) =>
+              `Uploaded ${u.file} → ${options.store}/${options.locale}/${options.slot} #${u.item.position} (${u.item.width}×${u.item.height}, ${u.item.sha256.slice(0, 12)})` +
+              (u.notVerified.length > 0 ? `; not verified: ${u.notVerified.join(', ')}` : ''),
+          ),
+        );
+      },
+    );
+  media
+    .command('export')
+    .description("write a project's screenshots and previews as a fastlane tree into a directory")
+    .requiredOption('--project <id>', 'project id')
+    .requiredOption('--dir <path>', 'target directory (created if missing)')
+    .action(async (options: { project: string; dir: string }) => {
+      const written = await withProject(options.project, async (ctx, services) => {
+        const entries = await services.mediaTransfer.exportEntries(ctx, options.project);
+        for (const entry of entries) {
+          const target = path.join(options.dir, entry.path);
+          await fs.mkdir(path.dirname(target), { recursive: true });
+          await pipeline(await entry.open(), createWriteStream(target));
+        }
+        return entries.map((e) => e.path);
+      });
+      emit(output(), { files: written }, [`Wrote ${written.length} files under ${options.dir}`]);
+    });
+  media
+    .command('import')
+    .description('import the screenshots and previews of a fastlane tree in a directory (all or nothing)')
+    .requiredOption('--project <id>', 'project id')
+    .requiredOption('--dir <path>', 'the directory holding fastlane/ (a repository, or fastlane/ itself)')
+    .action(async (options: { project: string; dir: string }) => {
+      const result = await withProject(options.project, (ctx, services) =>
+        services.mediaTransfer.importTree(ctx, options.project, (want, onFile) =>
+          readMediaTree(options.dir, want, onFile),
+        ),
+      );
+      emit(output(), result, [
+        ...result.imported.map(
+          (i) => `Imported ${i.store}/${i.locale}/${i.slotType}: ${plural(i.items, 'file')}`,
+        ),
+        ...(result.imported.length === 0 ? ['Nothing changed'] : []),
+        ...result.skipped.map((s) => `Skipped ${s.path}: ${s.reason}`),
+      ]);
+    });
+
   return program;
+}
+
+/** Walks a directory for a media import, handing each wanted file to `onFile` as a stream. */
+async function readMediaTree(
+  root: string,
+  want: (path: string) => boolean,
+  onFile: (path: string, content: Readable) => Promise<void>,
+): Promise<{ names: string[] }> {
+  const names: string[] = [];
+  async function walk(folder: string): Promise<void> {
+    let entries;
+    try {
+      entries = await fs.readdir(path.join(root, folder), { withFileTypes: true });
+    } catch (error) {
+      throw invalidField(
+        folder === '' ? '--dir' : folder,
+        `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      );
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (entry.name.startsWith('.') || NOT_WALKED.has(entry.name)) continue;
+      const relative = folder === '' ? entry.name : `${folder}/${entry.name}`;
+      if (entry.isDirectory()) await walk(relative);
+      else if (entry.isFile()) {
+        names.push(relative);
+        if (want(relative)) await onFile(relative, createReadStream(path.join(root, relative)));
+      }
+    }
+  }
+  await walk('');
+  return { names };
 }
 
 /** Runs a command as the operator inside one organization (404 naming --org when there is none). */

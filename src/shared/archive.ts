@@ -364,3 +364,105 @@ async function readTarGz(
   }
   return { format: 'tar.gz', files, names, folders };
 }
+
+// --- streamed tar.gz (media) ---------------------------------------------------------------------
+
+/** Counts the compressed bytes as they arrive and stops past the limit. */
+class CompressedGuard extends Transform {
+  bytes = 0;
+  constructor(private readonly max: number) {
+    super();
+  }
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.bytes += chunk.length;
+    done(this.bytes > this.max ? tooLarge(`The archive is larger than ${mib(this.max)}`) : null, chunk);
+  }
+}
+
+/**
+ * Reads a tar.gz as it streams, handing each wanted regular file to `onEntry` as a stream (the
+ * caller spools it; nothing is held in memory), within `limits`; the others are drained. For
+ * archives of media, far larger than a text tree. Throws ArchiveError.
+ */
+export async function streamTarGz(
+  source: Readable,
+  limits: ArchiveLimits,
+  want: (path: string) => boolean,
+  onEntry: (path: string, content: Readable, size: number) => Promise<void>,
+): Promise<{ names: string[] }> {
+  const names: string[] = [];
+  const seen = new Set<string>();
+  const extract = tar.extract();
+  // What stopped the entries (a refused file) wins over the broken pipe it leaves behind.
+  let entryError: unknown = null;
+  const consume = (async () => {
+    for await (const entry of extract) {
+      const { name, type, size = 0 } = entry.header;
+      if (type === 'directory') {
+        checkedPath(name.replace(/\/+$/, ''), limits);
+        entry.resume();
+        continue;
+      }
+      if (type === 'symlink' || type === 'link') throw invalid(`The entry ${name} is a link`);
+      if (type !== 'file' && type !== 'contiguous-file')
+        throw invalid(`The entry ${name} is not a regular file`);
+      const path = checkedPath(name, limits);
+      if (path === null) {
+        entry.resume();
+        continue;
+      }
+      countEntry(seen, path, limits);
+      names.push(path);
+      if (size > limits.maxEntryBytes) {
+        throw tooLarge(
+          `${path} is ${mib(size)}, more than the ${mib(limits.maxEntryBytes)} allowed per file`,
+        );
+      }
+      if (!want(path)) {
+        entry.resume();
+        continue;
+      }
+      await onEntry(path, Readable.from(entry), size);
+    }
+  })().catch((error: unknown) => {
+    entryError = error;
+    throw error;
+  });
+  const compressed = new CompressedGuard(limits.maxCompressedBytes);
+  const guard = new ExpansionGuard(Number.MAX_SAFE_INTEGER, limits);
+  try {
+    await Promise.all([pipeline(source, compressed, zlib.createGunzip(), guard, extract), consume]);
+  } catch (error) {
+    extract.destroy();
+    // The refusal of an entry reaches the pipe first (it breaks the entry's stream): let the
+    // entry's own handling finish and answer that.
+    await consume.catch(() => undefined);
+    const cause = entryError ?? error;
+    if (cause instanceof ArchiveError || (cause as { status?: number }).status !== undefined) throw cause;
+    if (guard.refusal !== null) throw guard.refusal;
+    if (compressed.bytes === 0) {
+      throw invalid('The body is empty: send the archive, with Content-Type application/gzip');
+    }
+    throw invalid(`The tar.gz archive cannot be read: ${(error as Error).message}`);
+  }
+  return { names };
+}
+
+/** A tar.gz written as it is read: each entry's bytes come from `open` when its turn comes. */
+export function packTarGzStream(
+  entries: { path: string; size: number; open: () => Promise<Readable> }[],
+): Readable {
+  const pack = tar.pack();
+  void (async () => {
+    try {
+      for (const entry of entries) {
+        const sink = pack.entry({ name: entry.path, size: entry.size, mtime: new Date(0) });
+        await pipeline(await entry.open(), sink);
+      }
+      pack.finalize();
+    } catch (error) {
+      pack.destroy(error as Error);
+    }
+  })();
+  return pack.pipe(zlib.createGzip());
+}

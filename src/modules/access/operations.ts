@@ -48,6 +48,8 @@ export const OPERATIONS = {
   'media.history': anyone,
   'media.revert': editors,
   'media.download': anyone,
+  'media.export': anyone,
+  'media.import': editors,
 
   'organization.get': anyone,
   'organization.update': admins,

@@ -175,10 +175,7 @@ async function inspectVideo(file: string, bytes: number): Promise<Inspection> {
     parser.onReady = (ready) => resolve(ready as never);
     parser.onError = (_module: string, message: string) =>
       reject(new UnreadableFileError(`the video cannot be read: ${message}`));
-    const arrayBuffer = header.buffer.slice(
-      header.byteOffset,
-      header.byteOffset + header.byteLength,
-    ) as ArrayBuffer;
+    const arrayBuffer = header.buffer.slice(header.byteOffset, header.byteOffset + header.byteLength);
     parser.appendBuffer(MP4BoxBuffer.fromArrayBuffer(arrayBuffer, 0));
     parser.flush();
     setImmediate(() => reject(new UnreadableFileError('the video header is incomplete')));

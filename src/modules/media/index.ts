@@ -6,3 +6,4 @@ export { createMediaService, type MediaService } from './media.service.js';
 export { displayTypeForSize, SLOT_RULES, slotRule, slotTypes, type SlotRule } from './slots.js';
 export { mediaRoutes } from './media.routes.js';
 export { MediaChangesSchema } from './media.schemas.js';
+export { createMediaTransfer, type MediaTransfer, type TreeReader } from './media-transfer.js';

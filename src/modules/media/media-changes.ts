@@ -6,8 +6,7 @@ import type { Executor } from '../../db/database.js';
 import type { Store } from '../../shared/stores.js';
 import type { MediaChange, MediaChanges } from './media.js';
 import { mediaRepository as repo } from './media.repository.js';
-
-const parseList = (json: string | null): string[] => (json === null ? [] : (JSON.parse(json) as string[]));
+import { parseList } from './media-slots.js';
 
 export async function mediaChangesOf(
   db: Executor,

@@ -9,7 +9,7 @@
 import type { BlobStore } from '../../blobs/index.js';
 import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
-import { fileKey, thumbnailKey } from './media.service.js';
+import { fileKey, thumbnailKey } from './media-ingest.js';
 import { mediaRepository as repo } from './media.repository.js';
 import { removeStaleSpool } from './spool.js';
 

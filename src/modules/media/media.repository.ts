@@ -198,10 +198,11 @@ async function organizationsWithUnusedHolds(db: Executor, limit: number): Promis
     .selectFrom('organization_blobs as ob')
     .select('ob.organization_id')
     .distinct()
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('media_items as i')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('media_items as i')
             .select('i.id')
             .whereRef('i.organization_id', '=', 'ob.organization_id')
             .whereRef('i.sha256', '=', 'ob.sha256'),
@@ -218,10 +219,11 @@ async function releaseUnusedHolds(db: Executor, organizationId: string): Promise
   const released = await db
     .deleteFrom('organization_blobs as ob')
     .where('ob.organization_id', '=', organizationId)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('media_items as i')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('media_items as i')
             .select('i.id')
             .where('i.organization_id', '=', organizationId)
             .whereRef('i.sha256', '=', 'ob.sha256'),

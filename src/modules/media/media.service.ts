@@ -4,19 +4,10 @@
  * locales and stores, history and revert, and the bytes themselves for whoever's organization
  * uses them. Files are content-addressed: the same bytes in 40 locales are one blob.
  */
-import fs from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { BlobNotFoundError, type BlobRange, type BlobStore } from '../../blobs/index.js';
 import type { Executor } from '../../db/database.js';
-import {
-  AppError,
-  invalid,
-  invalidField,
-  notFound,
-  serviceUnavailable,
-  usageLimitExceeded,
-} from '../../errors.js';
+import { invalid, invalidField, notFound } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import {
@@ -27,19 +18,13 @@ import {
   type Store,
 } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
-import { actorOf } from '../audit/index.js';
-import { PLANS, type OrganizationsRepository, type Plan } from '../organizations/index.js';
+import type { OrganizationsRepository } from '../organizations/index.js';
 import { isLinked, STORE_IDENTIFIER, type Project, type ProjectsService } from '../projects/index.js';
-import { inspectFile, UnreadableFileError } from './file-inspection.js';
+import { createIngest, fileKey, thumbnailKey } from './media-ingest.js';
+import { createSlotWriter, parseList, toSlots } from './media-slots.js';
 import type { MediaEditSource, MediaHistoryEntry, MediaItem, MediaSlot } from './media.js';
-import { mediaRepository as repo, type ItemWithBlob, type SlotRow } from './media.repository.js';
+import { mediaRepository as repo } from './media.repository.js';
 import { checkFile, displayTypeForSize, slotRule, type SlotRule } from './slots.js';
-import { spool, TooLargeError } from './spool.js';
-
-export const fileKey = (sha256: string) => `files/${sha256.slice(0, 2)}/${sha256}`;
-export const thumbnailKey = (sha256: string) => `thumbs/${sha256.slice(0, 2)}/${sha256}.webp`;
-
-const API_PREFIX = '/api/v1';
 
 export interface MediaServiceDeps {
   db: Executor;
@@ -63,51 +48,13 @@ export interface Download {
   range: BlobRange | null;
 }
 
-const parseList = (json: string | null): string[] => (json === null ? [] : (JSON.parse(json) as string[]));
-
-export function toItem(row: ItemWithBlob, position: number): MediaItem {
-  return {
-    id: row.id,
-    sha256: row.sha256,
-    md5: row.md5,
-    kind: row.kind as MediaItem['kind'],
-    contentType: row.content_type,
-    bytes: Number(row.bytes),
-    width: row.width,
-    height: row.height,
-    durationMs: row.duration_ms,
-    fileName: row.file_name,
-    position,
-    url: `${API_PREFIX}/media/${row.sha256}`,
-    thumbnailUrl: row.has_thumbnail === 1 ? `${API_PREFIX}/media/${row.sha256}?thumb=1` : null,
-  };
-}
-
-/** Reads the slots' items in one query and shows them in the working copy's order. */
-async function toSlots(db: Executor, rows: SlotRow[]): Promise<MediaSlot[]> {
-  const items = await repo.itemsWithBlobs(
-    db,
-    rows.flatMap((row) => parseList(row.items)),
-  );
-  return rows.map((row) => {
-    const rule = slotRule(row.store as Store, row.slot_type)!;
-    const ordered = parseList(row.items).map((id, index) => toItem(items.get(id)!, index + 1));
-    const base = row.base === null ? null : parseList(row.base);
-    const shas = ordered.map((item) => item.sha256);
-    return {
-      store: row.store as Store,
-      locale: row.locale,
-      slotType: row.slot_type,
-      kind: rule.kind,
-      maxItems: rule.maxItems,
-      state: JSON.stringify(shas) === JSON.stringify(base ?? []) ? 'unchanged' : 'modified',
-      items: ordered,
-      base,
-    };
-  });
-}
-
 export function createMediaService({ db, clock, blobs, projects, organizations }: MediaServiceDeps) {
+  const ingest = createIngest({ db, clock, blobs });
+  const { readSlot, writeSlot, writeProject, holdAll, quotaOf } = createSlotWriter({
+    db,
+    clock,
+    organizations,
+  });
   /** The slot named by a route, checked: linked store, store locale, known slot type. */
   async function requireSlot(
     ctx: RequestContext,
@@ -129,113 +76,6 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
       throw invalidField('slotType', `${slotType} is not a ${STORE_LABEL[store]} screenshot or preview slot`);
     }
     return { project, rule };
-  }
-
-  async function readSlot(
-    executor: Executor,
-    projectId: string,
-    store: Store,
-    locale: string,
-    slotType: string,
-  ) {
-    const [row] = await repo.listSlots(executor, projectId, { store, locale, slotType });
-    return row;
-  }
-
-  /**
-   * Replaces a slot's working copy inside the project's lock, recording the change in the history.
-   * `change` gets the current item ids and answers the new ones.
-   */
-  async function writeSlot(
-    trx: Executor,
-    ctx: RequestContext,
-    projectId: string,
-    slot: { store: Store; locale: string; slotType: string },
-    source: MediaEditSource,
-    change: (current: string[]) => string[] | Promise<string[]>,
-  ): Promise<MediaSlot> {
-    const at = clock.now().toISOString();
-    const row = await readSlot(trx, projectId, slot.store, slot.locale, slot.slotType);
-    const current = parseList(row?.items ?? null);
-    const next = await change(current);
-    if (JSON.stringify(next) !== JSON.stringify(current)) {
-      const actor = actorOf(ctx);
-      await repo.upsertSlot(trx, {
-        project_id: projectId,
-        store: slot.store,
-        locale: slot.locale,
-        slot_type: slot.slotType,
-        items: JSON.stringify(next),
-        base: row?.base ?? null,
-        updated_at: at,
-      });
-      await repo.insertHistory(trx, [
-        {
-          id: newId('mhist'),
-          project_id: projectId,
-          store: slot.store,
-          locale: slot.locale,
-          slot_type: slot.slotType,
-          old_items: JSON.stringify(current),
-          new_items: JSON.stringify(next),
-          source,
-          actor_member_id: actor.memberId,
-          actor_operator: actor.operator,
-          created_at: at,
-        },
-      ]);
-    }
-    const written = await readSlot(trx, projectId, slot.store, slot.locale, slot.slotType);
-    if (written === undefined) return emptySlot(slot);
-    const [view] = await toSlots(trx, [written]);
-    return view!;
-  }
-
-  const emptySlot = (slot: { store: Store; locale: string; slotType: string }): MediaSlot => {
-    const rule = slotRule(slot.store, slot.slotType)!;
-    return { ...slot, kind: rule.kind, maxItems: rule.maxItems, state: 'unchanged', items: [], base: null };
-  };
-
-  const writeProject = <T>(projectId: string, work: (trx: Executor) => Promise<T>) =>
-    db.transaction().execute(async (trx) => {
-      await repo.lockProject(trx, projectId);
-      return work(trx);
-    });
-
-  /**
-   * Records the blob (or refreshes it) before its file is written, waiting while collection is
-   * removing an earlier copy of the same bytes (a few milliseconds).
-   */
-  async function touch(row: Parameters<typeof repo.touchBlob>[1]): Promise<void> {
-    for (let attempt = 0; attempt < 50; attempt += 1) {
-      if ((await repo.touchBlob(db, row)) === 'stored') return;
-      await sleep(100);
-    }
-    throw serviceUnavailable('The media store is busy removing this file; try the upload again');
-  }
-
-  async function quotaOf(executor: Executor, organizationId: string) {
-    const org = await organizations.find(executor, organizationId);
-    if (org === undefined) throw notFound('Organization');
-    return {
-      plan: org.plan as Plan,
-      limit: PLANS[org.plan as Plan].mediaBytes,
-      used: Number(org.media_bytes),
-    };
-  }
-
-  /** Adds items (same store and slot rules already checked) holding each file for the organization. */
-  async function holdAll(trx: Executor, ctx: RequestContext, files: { sha256: string; bytes: number }[]) {
-    const { plan, limit } = await quotaOf(trx, ctx.organizationId);
-    for (const file of files) {
-      const ok = await repo.hold(trx, ctx.organizationId, file, limit, clock.now().toISOString());
-      if (!ok) {
-        const { used } = await quotaOf(trx, ctx.organizationId);
-        throw usageLimitExceeded(
-          `Media storage is full: the ${plan} plan holds ${limit} bytes and ${used} are used; the file needs ${file.bytes}`,
-        );
-      }
-    }
   }
 
   return {
@@ -275,64 +115,17 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
 
       const file = await upload.open();
       const fileName = file.fileName.trim().slice(0, 200) || 'upload';
-      const spooled = await spool(file.stream, blobs.spoolDirectory, rule.maxBytes).catch(
-        (error: unknown) => {
-          if (error instanceof TooLargeError) {
-            throw new AppError(
-              'INVALID_REQUEST',
-              `file: ${rule.label} accept files up to ${rule.maxBytes} bytes`,
-              [{ field: 'file.bytes', message: `larger than ${rule.maxBytes} bytes`, limit: rule.maxBytes }],
-              413,
-            );
-          }
-          throw error;
-        },
-      );
-      let thumbnail: string | null = null;
+      const ingested = await ingest.ingest(file.stream, rule.maxBytes, 'file', rule.label);
       try {
-        const inspection = await inspectFile(spooled.path, spooled.bytes).catch((error: unknown) => {
-          if (error instanceof UnreadableFileError) {
-            throw new AppError('INVALID_REQUEST', `file: ${error.message}`, [
-              { field: 'file.format', message: error.message },
-            ]);
-          }
-          throw error;
-        });
-        thumbnail = inspection.thumbnailPath;
-        const { breaks, notVerified } = checkFile(rule, inspection.facts);
+        const { breaks, notVerified } = checkFile(rule, ingested.inspection.facts);
         if (breaks.length > 0) {
           throw invalid(
             `file: ${breaks.map((b) => b.message).join('; ')}`,
             breaks.map((b) => ({ field: `file.${b.rule}`, message: b.message })),
           );
         }
-        const { facts } = inspection;
-        const at = clock.now().toISOString();
-        // Write the blob, then the reference: first the row (collection leaves a fresh row alone),
-        // then the file, then the item that uses it.
-        await touch({
-          sha256: spooled.sha256,
-          md5: spooled.md5,
-          bytes: spooled.bytes,
-          content_type: inspection.contentType,
-          kind: facts.kind,
-          width: facts.width,
-          height: facts.height,
-          has_alpha: facts.hasAlpha ? 1 : 0,
-          duration_ms: facts.durationMs,
-          has_thumbnail: thumbnail === null ? 0 : 1,
-          state: 'stored',
-          touched_at: at,
-          created_at: at,
-        });
-        if (await blobs.exists(fileKey(spooled.sha256))) await fs.rm(spooled.path, { force: true });
-        else await blobs.put(fileKey(spooled.sha256), spooled.path, inspection.contentType);
-        if (thumbnail !== null) {
-          if (await blobs.exists(thumbnailKey(spooled.sha256))) await fs.rm(thumbnail, { force: true });
-          else await blobs.put(thumbnailKey(spooled.sha256), thumbnail, 'image/webp');
-          thumbnail = null;
-        }
-
+        await ingest.store(ingested);
+        const { spooled } = ingested;
         const itemId = newId('med');
         let replaced: string | null = null;
         const view = await writeProject(projectId, async (trx) => {
@@ -347,7 +140,7 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
               slot_type: slot.slotType,
               sha256: spooled.sha256,
               file_name: fileName,
-              created_at: at,
+              created_at: clock.now().toISOString(),
             },
           ]);
           return writeSlot(trx, ctx, projectId, slot, 'upload', (current) => {
@@ -362,8 +155,7 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
         });
         return { item: view.items.find((item) => item.id === itemId)!, replaced, notVerified };
       } finally {
-        await fs.rm(spooled.path, { force: true });
-        if (thumbnail !== null) await fs.rm(thumbnail, { force: true });
+        await ingest.discard(ingested);
       }
     },
 

@@ -25,6 +25,7 @@ export class TooLargeError extends Error {
 }
 
 export async function spool(body: Readable, directory: string, limit: number): Promise<Spooled> {
+  await fs.mkdir(directory, { recursive: true });
   const file = path.join(directory, `${randomUUID()}.upload`);
   const sha256 = createHash('sha256');
   const md5 = createHash('md5');

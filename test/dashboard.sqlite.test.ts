@@ -17,6 +17,7 @@ import {
 } from './support/browser.js';
 import type { Actor, Harness, TestOrganization } from './support/harness.js';
 import { buildZip, entry } from './support/zip.js';
+import { distinctColour, image } from './support/media.js';
 
 // A browser flow takes seconds; the first page of a run also waits for Chromium to warm up.
 vi.setConfig({ testTimeout: 60_000 });
@@ -281,6 +282,72 @@ describe('fastlane in the browser', () => {
       const download = page.waitForEvent('download');
       await page.getByRole('link', { name: 'Download as fastlane metadata (zip)' }).click();
       expect((await download).suggestedFilename()).toMatch(/\.zip$/);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('media in the browser', () => {
+  it('uploads screenshots, reorders by dragging, removes, and uses them for all locales', async () => {
+    const org = await h.given.organization();
+    const { id } = await h.given.project(org.admin, { appStoreAppId: APP_ID, playStorePackageName: PACKAGE });
+    for (const locale of ['en-US', 'de-DE', 'fr-FR']) {
+      await org.admin.api.patch(`/api/v1/projects/${id}/listings/playstore/${locale}`, {
+        title: `App ${locale}`,
+      });
+    }
+    const { context, page } = await signedInContext(browser, h, org.admin.apiKey);
+    try {
+      await page.goto(`/projects/${id}`);
+      await page.getByRole('link', { name: 'Google Play en-US screenshots' }).click();
+      await page.getByRole('heading', { name: 'Screenshots and previews · Google Play · en-US' }).waitFor();
+      await page.getByLabel('Slot').selectOption('phoneScreenshots');
+      await page.getByText('each side 320–3840 px').waitFor();
+      const files = await Promise.all(
+        ['one.png', 'two.png', 'three.png'].map(async (name) => ({
+          name,
+          mimeType: 'image/png',
+          buffer: await image({ width: 1080, height: 1920, colour: distinctColour() }),
+        })),
+      );
+      await page.getByLabel('Upload to phoneScreenshots').setInputFiles(files);
+      const list = page.getByRole('list', { name: 'phoneScreenshots files in order' });
+      await list.getByRole('img', { name: '3. three.png' }).waitFor();
+      await expectAccessible(page, 'media editor');
+
+      // A wrong size is refused with the rule and the file's values, and stores nothing.
+      await page.getByLabel('Upload to phoneScreenshots').setInputFiles({
+        name: 'wide.png',
+        mimeType: 'image/png',
+        buffer: await image({ width: 3000, height: 1000, colour: distinctColour() }),
+      });
+      await page
+        .getByRole('alert')
+        .getByText(/3000×1000/)
+        .first()
+        .waitFor();
+
+      await list
+        .getByRole('img', { name: '3. three.png' })
+        .dragTo(list.getByRole('img', { name: '1. one.png' }));
+      await list.getByRole('img', { name: '1. three.png' }).waitFor();
+      await page.getByRole('button', { name: 'Move one.png later' }).click();
+      await list.getByRole('img', { name: '3. one.png' }).waitFor();
+      await page.getByRole('button', { name: 'Remove two.png' }).click();
+      await list.getByRole('img', { name: '2. one.png' }).waitFor();
+      const slot = await org.admin.api.get(`/api/v1/projects/${id}/media?store=playstore&locale=en-US`);
+      expect(slot.body.data.slots[0].items.map((i: { fileName: string }) => i.fileName)).toEqual([
+        'three.png',
+        'one.png',
+      ]);
+
+      await page.getByRole('button', { name: 'Use these for all locales' }).click();
+      await page.getByText('Copied to de-DE, fr-FR.').waitFor();
+      const german = await org.admin.api.get(`/api/v1/projects/${id}/media?store=playstore&locale=de-DE`);
+      expect(german.body.data.slots[0].items.map((i: { sha256: string }) => i.sha256)).toEqual(
+        slot.body.data.slots[0].items.map((i: { sha256: string }) => i.sha256),
+      );
     } finally {
       await context.close();
     }

@@ -4,6 +4,7 @@ import { api, ApiError, unwrap } from './api/client';
 import { Account } from './pages/Account';
 import { Invite } from './pages/Invite';
 import { ListingEditor } from './pages/ListingEditor';
+import { MediaEditor } from './pages/MediaEditor';
 import { Organization } from './pages/Organization';
 import { Project } from './pages/Project';
 import { Projects } from './pages/Projects';
@@ -46,6 +47,19 @@ function SignedIn({ path }: { path: string }) {
   if (path === '/' || path === '/projects') page = <Projects session={me} />;
   else if ((params = match('/projects/:projectId/listings/:locale', path)))
     page = <ListingEditor session={me} projectId={params.projectId!} locale={params.locale!} />;
+  else if (
+    (params = match('/projects/:projectId/media/:store/:locale', path)) &&
+    (params.store === 'appstore' || params.store === 'playstore')
+  )
+    page = (
+      <MediaEditor
+        session={me}
+        projectId={params.projectId!}
+        store={params.store}
+        locale={params.locale!}
+        key={`${params.store}/${params.locale}`}
+      />
+    );
   else if ((params = match('/projects/:projectId', path)))
     page = <Project session={me} projectId={params.projectId!} />;
   else if (path === '/organization') page = <Organization session={me} />;

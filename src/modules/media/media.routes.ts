@@ -101,7 +101,9 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
     },
     handler: async (request, reply) => {
       const entries = await mediaTransfer.exportEntries(contextOf(request), request.params.projectId);
-      const archive = packTarGzStream(entries.map((e) => ({ path: e.path, size: e.bytes, open: e.open })));
+      const archive = packTarGzStream(
+        entries.map((e) => ({ path: e.path, size: e.bytes, open: () => e.open() })),
+      );
       // The schema describes the bytes as a Buffer; Fastify streams a Readable the same way.
       return reply
         .type('application/gzip')

@@ -352,6 +352,186 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/media/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export screenshots and previews in the fastlane layout
+         * @description A tar.gz, streamed, of `fastlane/screenshots/<locale>/<displayType>_NN.<ext>` (appleTV/ and iMessage/ folders as deliver reads them), `fastlane/app_previews/<locale>/<previewType>_NN.<ext>` and `fastlane/metadata/android/<language>/images/<type>/NN.<ext>` or `images/<icon|featureGraphic|tvBanner>.<ext>` (supply), the working copies in slot order.
+         */
+        get: operations["media.export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/media/slot-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every slot type of both stores and its rules
+         * @description Formats, accepted sizes or ranges, alpha, count and byte limits (stores-media.md).
+         */
+        get: operations["media.slotTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Screenshots and previews of a project
+         * @description Slots with items (in order) or a store base, by store, locale and slot type.
+         */
+        get: operations["media.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/media/{store}/{locale}/{slotType}/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder a slot
+         * @description `items`: every item id of the slot, each once, in the new order.
+         */
+        put: operations["media.reorder"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/media/{store}/{locale}/{slotType}/{itemId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an item from a slot
+         * @description The file stays in the history (a revert can bring it back) and in storage while anything uses it.
+         */
+        delete: operations["media.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/media/copy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copy media between locales or stores
+         * @description The same files in new items, no bytes copied. Across stores, App Store iPhone/iPad/TV screenshots go to phoneScreenshots/tenInchScreenshots/tvScreenshots and Play screenshots to the display type of their size; `slotTypes` entries `source:target` override. Every file is checked against the target slot first; all or nothing. The target slots are replaced.
+         */
+        post: operations["media.copy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/media/{store}/{locale}/{slotType}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Change history of a slot
+         * @description Every change of the slot: the files before and after (SHA-256, in order), who, when, why. Newest first.
+         */
+        get: operations["media.history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/media/{store}/{locale}/{slotType}/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a slot to a history entry
+         * @description The files and order before the entry (`to: "before"`, undo) or after it; recorded as a new change.
+         */
+        post: operations["media.revert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/media/{sha256}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bytes of a media file
+         * @description For files a project of your organization uses. `?thumb=1`: a WebP thumbnail (images). Supports `Range` (206) and `If-None-Match` (304); the content never changes, so it may be cached for a year.
+         */
+        get: operations["media.download"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organization": {
         parameters: {
             query?: never;
@@ -382,7 +562,7 @@ export interface paths {
         };
         /**
          * What the organization uses of its plan
-         * @description Projects and seats (members plus pending invites) used, with the plan's limits (null: unlimited). Requests this minute are in every response's X-RateLimit-* headers.
+         * @description Projects, seats (members plus pending invites) and media storage (bytes of distinct files) used, with the plan's limits (null: unlimited). Requests this minute are in every response's X-RateLimit-* headers.
          */
         get: operations["organization.usage"];
         put?: never;
@@ -807,6 +987,46 @@ export interface paths {
          * @description Body: a tar.gz or zip (Content-Type application/gzip or application/zip, up to 10 MiB): a fastlane folder or a whole repository. The tree read is `fastlane/metadata` (deliver: `<locale>/*.txt`; supply: `android/<language>/*.txt`) or the folder named by `path`; several trees without `path` are 400 listing them. deliver values are trimmed; supply files lose one final line break (single-line fields are trimmed); empty files never clear a field; deliver's `default/` fills the locale folders lacking a file. Validated like any edit, all or nothing; everything else in the tree is reported in `skipped` with the reason. The archive may expand to 20 MiB (5 MiB per file, 5,000 files, 16 folders deep); a larger one is 413, and links, paths outside the archive, repeated names or overlapping zip records are 400.
          */
         post: operations["listings.import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/media/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import screenshots and previews from a fastlane tree
+         * @description Body: a tar.gz (Content-Type application/gzip), read as it streams, each file spooled to disk. The layout is the export's, or any deliver/supply tree: App Store screenshots go to the display type their pixel size says (deliver's rule, `_framed` files preferred), previews by the preview type in their name. Every file is checked against its slot; all or nothing (400 naming each path and rule). The slots in the tree are replaced; others stay. Up to 2 GiB compressed, 4 GiB expanded, 500 MiB per file (413).
+         */
+        post: operations["media.import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/media/{store}/{locale}/{slotType}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a screenshot or preview into a slot
+         * @description Body: the file itself (Content-Type image/png, image/jpeg, video/mp4, video/quicktime, or application/octet-stream; name it with `?fileName=`) or multipart/form-data with one file part. Format, dimensions and alpha are read from the bytes; every rule of the slot is checked before anything is stored (400, one `details` entry per broken rule, `file.<rule>`); over the slot's byte limit is 413; over the plan's storage 403 USAGE_LIMIT_EXCEEDED. The item goes to the end of the slot; in a single-image slot (icon, featureGraphic, tvBanner) it replaces the image.
+         */
+        post: operations["media.upload"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2389,6 +2609,23 @@ export interface operations {
                             removedLocales: {
                                 [key: string]: string[];
                             };
+                            /** @description store → locale → slot type → change (SHA-256 lists), for slots whose files differ from the store */
+                            media: {
+                                [key: string]: {
+                                    [key: string]: {
+                                        [key: string]: {
+                                            old: string[];
+                                            new: string[];
+                                            added: string[];
+                                            removed: string[];
+                                            reordered: boolean;
+                                            uploadBytes: number;
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description Slots whose media differ from the store */
+                            mediaChangeCount: number;
                             /** @description SHA-256 of the whole project diff; approvals are bound to it */
                             hash: string;
                             approval: {
@@ -2802,6 +3039,694 @@ export interface operations {
             };
         };
     };
+    "media.export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": Blob;
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "media.slotTypes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            slotTypes: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                slotType: string;
+                                /** @enum {string} */
+                                kind: "image" | "video";
+                                label: string;
+                                maxItems: number;
+                                formats: string[];
+                                sizes?: {
+                                    width: number;
+                                    height: number;
+                                }[];
+                                range?: {
+                                    min: number;
+                                    max: number;
+                                    maxRatio: number;
+                                    aspect?: number;
+                                };
+                                /** @enum {string} */
+                                alpha: "forbidden" | "required" | "allowed";
+                                maxBytes: number;
+                                durationSeconds?: {
+                                    min: number;
+                                    max: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "media.list": {
+        parameters: {
+            query?: {
+                store?: "appstore" | "playstore";
+                locale?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            slots: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                slotType: string;
+                                /** @enum {string} */
+                                kind: "image" | "video";
+                                maxItems: number;
+                                /** @enum {string} */
+                                state: "unchanged" | "modified";
+                                items: {
+                                    id: string;
+                                    sha256: string;
+                                    /** @description MD5 hex: App Store Connect's sourceFileChecksum */
+                                    md5: string;
+                                    /** @enum {string} */
+                                    kind: "image" | "video";
+                                    contentType: string;
+                                    bytes: number;
+                                    width: number | null;
+                                    height: number | null;
+                                    durationMs: number | null;
+                                    fileName: string;
+                                    /** @description 1-based place in the slot */
+                                    position: number;
+                                    url: string;
+                                    thumbnailUrl: string | null;
+                                }[];
+                                /** @description SHA-256 of what the store had at the last sync or push, in order; null if never read */
+                                base: string[] | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "media.reorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                /** @description The store's own code */
+                locale: string;
+                /** @description App Store: a screenshot display type (APP_IPHONE_67, ...) or PREVIEW_<previewType> (PREVIEW_IPHONE_67, ...); Google Play: phoneScreenshots, sevenInchScreenshots, tenInchScreenshots, tvScreenshots, wearScreenshots, icon, featureGraphic, tvBanner */
+                slotType: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    items: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            slot: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                slotType: string;
+                                /** @enum {string} */
+                                kind: "image" | "video";
+                                maxItems: number;
+                                /** @enum {string} */
+                                state: "unchanged" | "modified";
+                                items: {
+                                    id: string;
+                                    sha256: string;
+                                    /** @description MD5 hex: App Store Connect's sourceFileChecksum */
+                                    md5: string;
+                                    /** @enum {string} */
+                                    kind: "image" | "video";
+                                    contentType: string;
+                                    bytes: number;
+                                    width: number | null;
+                                    height: number | null;
+                                    durationMs: number | null;
+                                    fileName: string;
+                                    /** @description 1-based place in the slot */
+                                    position: number;
+                                    url: string;
+                                    thumbnailUrl: string | null;
+                                }[];
+                                /** @description SHA-256 of what the store had at the last sync or push, in order; null if never read */
+                                base: string[] | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "media.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                /** @description The store's own code */
+                locale: string;
+                /** @description App Store: a screenshot display type (APP_IPHONE_67, ...) or PREVIEW_<previewType> (PREVIEW_IPHONE_67, ...); Google Play: phoneScreenshots, sevenInchScreenshots, tenInchScreenshots, tvScreenshots, wearScreenshots, icon, featureGraphic, tvBanner */
+                slotType: string;
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {boolean} */
+                            deleted: true;
+                            slot: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                slotType: string;
+                                /** @enum {string} */
+                                kind: "image" | "video";
+                                maxItems: number;
+                                /** @enum {string} */
+                                state: "unchanged" | "modified";
+                                items: {
+                                    id: string;
+                                    sha256: string;
+                                    /** @description MD5 hex: App Store Connect's sourceFileChecksum */
+                                    md5: string;
+                                    /** @enum {string} */
+                                    kind: "image" | "video";
+                                    contentType: string;
+                                    bytes: number;
+                                    width: number | null;
+                                    height: number | null;
+                                    durationMs: number | null;
+                                    fileName: string;
+                                    /** @description 1-based place in the slot */
+                                    position: number;
+                                    url: string;
+                                    thumbnailUrl: string | null;
+                                }[];
+                                /** @description SHA-256 of what the store had at the last sync or push, in order; null if never read */
+                                base: string[] | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "media.copy": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    from: {
+                        /** @enum {string} */
+                        store: "appstore" | "playstore";
+                        locale: string;
+                    };
+                    to: {
+                        /** @enum {string} */
+                        store: "appstore" | "playstore";
+                        /** @description Target locale; default: the source locale mapped to the target store; "*": every locale of the target store in the project */
+                        locale?: string;
+                    };
+                    /** @description Source slot types (default: every slot with media), each optionally `source:target` */
+                    slotTypes?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            slots: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                slotType: string;
+                                /** @enum {string} */
+                                kind: "image" | "video";
+                                maxItems: number;
+                                /** @enum {string} */
+                                state: "unchanged" | "modified";
+                                items: {
+                                    id: string;
+                                    sha256: string;
+                                    /** @description MD5 hex: App Store Connect's sourceFileChecksum */
+                                    md5: string;
+                                    /** @enum {string} */
+                                    kind: "image" | "video";
+                                    contentType: string;
+                                    bytes: number;
+                                    width: number | null;
+                                    height: number | null;
+                                    durationMs: number | null;
+                                    fileName: string;
+                                    /** @description 1-based place in the slot */
+                                    position: number;
+                                    url: string;
+                                    thumbnailUrl: string | null;
+                                }[];
+                                /** @description SHA-256 of what the store had at the last sync or push, in order; null if never read */
+                                base: string[] | null;
+                            }[];
+                            copied: {
+                                from: string;
+                                to: string;
+                                items: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "media.history": {
+        parameters: {
+            query?: {
+                /** @description 1..100 */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                /** @description The store's own code */
+                locale: string;
+                /** @description App Store: a screenshot display type (APP_IPHONE_67, ...) or PREVIEW_<previewType> (PREVIEW_IPHONE_67, ...); Google Play: phoneScreenshots, sevenInchScreenshots, tenInchScreenshots, tvScreenshots, wearScreenshots, icon, featureGraphic, tvBanner */
+                slotType: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            entries: {
+                                id: string;
+                                /** @description SHA-256 of the files before, in order */
+                                old: string[];
+                                new: string[];
+                                source: string;
+                                actor: {
+                                    memberId: string | null;
+                                    operator: string | null;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "media.revert": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                /** @description The store's own code */
+                locale: string;
+                /** @description App Store: a screenshot display type (APP_IPHONE_67, ...) or PREVIEW_<previewType> (PREVIEW_IPHONE_67, ...); Google Play: phoneScreenshots, sevenInchScreenshots, tenInchScreenshots, tvScreenshots, wearScreenshots, icon, featureGraphic, tvBanner */
+                slotType: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    historyId: string;
+                    /**
+                     * @default before
+                     * @enum {string}
+                     */
+                    to?: "before" | "after";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            slot: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                slotType: string;
+                                /** @enum {string} */
+                                kind: "image" | "video";
+                                maxItems: number;
+                                /** @enum {string} */
+                                state: "unchanged" | "modified";
+                                items: {
+                                    id: string;
+                                    sha256: string;
+                                    /** @description MD5 hex: App Store Connect's sourceFileChecksum */
+                                    md5: string;
+                                    /** @enum {string} */
+                                    kind: "image" | "video";
+                                    contentType: string;
+                                    bytes: number;
+                                    width: number | null;
+                                    height: number | null;
+                                    durationMs: number | null;
+                                    fileName: string;
+                                    /** @description 1-based place in the slot */
+                                    position: number;
+                                    url: string;
+                                    thumbnailUrl: string | null;
+                                }[];
+                                /** @description SHA-256 of what the store had at the last sync or push, in order; null if never read */
+                                base: string[] | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "media.download": {
+        parameters: {
+            query?: {
+                thumb?: "0" | "1";
+            };
+            header?: never;
+            path: {
+                sha256: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description A range of the file */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     "organization.get": {
         parameters: {
             query?: never;
@@ -2837,6 +3762,11 @@ export interface operations {
                                 allowedDomains: string[];
                                 /** @description Minutes between read-only checks of each linked store for edits made there; 0 = off */
                                 driftCheckMinutes: number;
+                            };
+                            usage: {
+                                /** @description Bytes of the distinct media files the organization holds */
+                                mediaBytes: number;
+                                mediaBytesLimit: number | null;
                             };
                             /**
                              * Format: date-time
@@ -2964,6 +3894,10 @@ export interface operations {
                                 limit: number | null;
                             };
                             seats: {
+                                used: number;
+                                limit: number | null;
+                            };
+                            mediaBytes: {
                                 used: number;
                                 limit: number | null;
                             };
@@ -4636,6 +5570,148 @@ export interface operations {
                                 field: string;
                                 message: string;
                             }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "media.import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/gzip": Blob;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            imported: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                slotType: string;
+                                items: number;
+                            }[];
+                            skipped: {
+                                path: string;
+                                reason: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "media.upload": {
+        parameters: {
+            query?: {
+                fileName?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                /** @description The store's own code */
+                locale: string;
+                /** @description App Store: a screenshot display type (APP_IPHONE_67, ...) or PREVIEW_<previewType> (PREVIEW_IPHONE_67, ...); Google Play: phoneScreenshots, sevenInchScreenshots, tenInchScreenshots, tvScreenshots, wearScreenshots, icon, featureGraphic, tvBanner */
+                slotType: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "image/png": Blob;
+                "image/jpeg": Blob;
+                "video/mp4": Blob;
+                "video/quicktime": Blob;
+                "video/x-m4v": Blob;
+                "application/octet-stream": Blob;
+                "multipart/form-data": Blob;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            sha256: string;
+                            /** @description MD5 hex: App Store Connect's sourceFileChecksum */
+                            md5: string;
+                            /** @enum {string} */
+                            kind: "image" | "video";
+                            contentType: string;
+                            bytes: number;
+                            width: number | null;
+                            height: number | null;
+                            durationMs: number | null;
+                            fileName: string;
+                            /** @description 1-based place in the slot */
+                            position: number;
+                            url: string;
+                            thumbnailUrl: string | null;
+                            /** @description The item a single-image slot held before */
+                            replaced: string | null;
+                            /** @description Rules that could not be checked from the bytes (e.g. a video whose duration is not readable) */
+                            notVerified: string[];
                         };
                     };
                 };

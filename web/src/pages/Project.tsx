@@ -99,7 +99,13 @@ export function Project({ session, projectId }: { session: Session; projectId: s
                     const state = cellState(find(store, locale));
                     return (
                       <td key={store} className={`state state-${state}`}>
-                        {state === 'none' ? '—' : state}
+                        {state === 'none' ? '—' : state}{' '}
+                        <Link
+                          href={`/projects/${projectId}/media/${store}/${encodeURIComponent(locale)}`}
+                          aria-label={`${STORE_NAMES[store]} ${locale} screenshots`}
+                        >
+                          screenshots
+                        </Link>
                       </td>
                     );
                   })}

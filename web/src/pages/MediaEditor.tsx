@@ -1,0 +1,302 @@
+/**
+ * The media editor of one store and locale: a slot picker, the slot's rules, thumbnails in order
+ * (drag to reorder, or move with the buttons), upload with progress, remove, and "use these for
+ * all locales". Every change goes through the same routes as the API (design.md §12).
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type DragEvent } from 'react';
+import { api, ApiError, unwrap } from '../api/client';
+import { STORE_NAMES, STORES, type Store } from '../listing-rules';
+import { Link } from '../router';
+import { canEdit, type Session } from '../session';
+import { BusyButton, ErrorMessage } from '../ui';
+
+type SlotTypes = Awaited<ReturnType<typeof loadSlotTypes>>;
+type SlotRule = SlotTypes[number];
+
+const loadSlotTypes = async () => (await unwrap(api.GET('/api/v1/media/slot-types'))).slotTypes;
+
+function describeRule(rule: SlotRule): string {
+  const parts = [
+    `up to ${rule.maxItems} ${rule.kind === 'video' ? 'videos' : 'images'}`,
+    rule.formats.join('/'),
+  ];
+  if (rule.sizes) parts.push(rule.sizes.map((s) => `${s.width}×${s.height}`).join(', ') + ' (either way up)');
+  if (rule.range)
+    parts.push(`each side ${rule.range.min}–${rule.range.max} px, long side ≤ ${rule.range.maxRatio}× short`);
+  if (rule.alpha === 'forbidden') parts.push('no transparency');
+  if (rule.alpha === 'required') parts.push('with transparency');
+  if (rule.durationSeconds) parts.push(`${rule.durationSeconds.min}–${rule.durationSeconds.max} s`);
+  parts.push(`≤ ${(rule.maxBytes / 1024 / 1024).toFixed(0)} MB`);
+  return parts.join(' · ');
+}
+
+/** Sends one file as the raw body, reporting progress (fetch cannot report upload progress). */
+function uploadFile(url: string, file: File, onProgress: (fraction: number) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open('POST', `${url}?fileName=${encodeURIComponent(file.name)}`);
+    request.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
+    request.setRequestHeader('X-Appmeta-CSRF', '1');
+    request.upload.onprogress = (event) => {
+      if (event.lengthComputable) onProgress(event.loaded / event.total);
+    };
+    request.onload = () => {
+      if (request.status < 300) return resolve();
+      try {
+        const body = JSON.parse(request.responseText) as {
+          error: { code: string; message: string; details?: { field: string; message: string }[] };
+        };
+        reject(
+          new ApiError(
+            request.status,
+            body.error.code,
+            `${file.name}: ${body.error.message}`,
+            body.error.details,
+          ),
+        );
+      } catch {
+        reject(
+          new ApiError(request.status, 'UNKNOWN', `${file.name}: the server answered ${request.status}`),
+        );
+      }
+    };
+    request.onerror = () =>
+      reject(new ApiError(0, 'NETWORK', `${file.name}: the upload did not reach the server`));
+    request.send(file);
+  });
+}
+
+export function MediaEditor({
+  session,
+  projectId,
+  store,
+  locale,
+}: {
+  session: Session;
+  projectId: string;
+  store: Store;
+  locale: string;
+}) {
+  const client = useQueryClient();
+  const editable = canEdit(session);
+  const slotTypes = useQuery({ queryKey: ['media-slot-types'], queryFn: loadSlotTypes });
+  const rules = (slotTypes.data ?? []).filter((rule) => rule.store === store);
+  const [slotType, setSlotType] = useState<string | null>(null);
+  const current = slotType ?? rules[0]?.slotType ?? null;
+  const rule = rules.find((r) => r.slotType === current);
+
+  const media = useQuery({
+    queryKey: ['media', projectId, store, locale],
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/projects/{projectId}/media', {
+          params: { path: { projectId }, query: { store, locale } },
+        }),
+      ),
+  });
+  const slot = media.data?.slots.find((s) => s.slotType === current);
+  const items = slot?.items ?? [];
+  const filled = new Set(media.data?.slots.filter((s) => s.items.length > 0).map((s) => s.slotType));
+  const refresh = () => client.invalidateQueries({ queryKey: ['media', projectId] });
+  const path = { projectId, store, locale, slotType: current ?? '' };
+
+  const reorder = useMutation({
+    mutationFn: (ids: string[]) =>
+      unwrap(
+        api.PUT('/api/v1/projects/{projectId}/media/{store}/{locale}/{slotType}/order', {
+          params: { path },
+          body: { items: ids },
+        }),
+      ),
+    onSettled: refresh,
+  });
+  const remove = useMutation({
+    mutationFn: (itemId: string) =>
+      unwrap(
+        api.DELETE('/api/v1/projects/{projectId}/media/{store}/{locale}/{slotType}/{itemId}', {
+          params: { path: { ...path, itemId } },
+        }),
+      ),
+    onSettled: refresh,
+  });
+  const copyToAll = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/projects/{projectId}/media/copy', {
+          params: { path: { projectId } },
+          body: { from: { store, locale }, to: { store, locale: '*' }, slotTypes: [current!] },
+        }),
+      ),
+    onSettled: refresh,
+  });
+  const [progress, setProgress] = useState<{ name: string; fraction: number } | null>(null);
+  const upload = useMutation({
+    mutationFn: async (files: File[]) => {
+      for (const file of files) {
+        setProgress({ name: file.name, fraction: 0 });
+        await uploadFile(
+          `/api/v1/projects/${projectId}/media/${store}/${encodeURIComponent(locale)}/${current}`,
+          file,
+          (fraction) => setProgress({ name: file.name, fraction }),
+        );
+        await refresh();
+      }
+    },
+    onSettled: () => {
+      setProgress(null);
+      void refresh();
+    },
+  });
+
+  const [dragged, setDragged] = useState<string | null>(null);
+  const move = (from: number, to: number) => {
+    if (to < 0 || to >= items.length || from === to) return;
+    const ids = items.map((i) => i.id);
+    const [id] = ids.splice(from, 1);
+    ids.splice(to, 0, id!);
+    reorder.mutate(ids);
+  };
+  const onDrop = (event: DragEvent, target: number) => {
+    event.preventDefault();
+    const from = items.findIndex((i) => i.id === dragged);
+    setDragged(null);
+    if (from >= 0) move(from, target);
+  };
+
+  return (
+    <>
+      <p>
+        <Link href={`/projects/${projectId}`}>← Project</Link>
+      </p>
+      <h1>
+        Screenshots and previews · {STORE_NAMES[store]} · {locale}
+      </h1>
+      <nav aria-label="Store">
+        {STORES.filter((s) => s !== store).map((other) => (
+          <Link key={other} href={`/projects/${projectId}/media/${other}/${encodeURIComponent(locale)}`}>
+            Switch to {STORE_NAMES[other]}
+          </Link>
+        ))}
+      </nav>
+      <ErrorMessage error={slotTypes.error ?? media.error} />
+      <label>
+        Slot{' '}
+        <select value={current ?? ''} onChange={(event) => setSlotType(event.target.value)}>
+          {rules.map((r) => (
+            <option key={r.slotType} value={r.slotType}>
+              {r.slotType}
+              {filled.has(r.slotType) ? ' ●' : ''}
+            </option>
+          ))}
+        </select>
+      </label>
+      {rule && (
+        <p className="hint" id="slot-rules">
+          {rule.label}: {describeRule(rule)}
+        </p>
+      )}
+      {slot?.state === 'modified' && (
+        <p className="state state-modified">Differs from the store: a push would change it.</p>
+      )}
+
+      {items.length === 0 ? (
+        <p>No files in this slot.</p>
+      ) : (
+        <ol className="media-grid" aria-label={`${current} files in order`}>
+          {items.map((item, index) => (
+            <li
+              key={item.id}
+              draggable={editable}
+              onDragStart={() => setDragged(item.id)}
+              onDragOver={(event) => event.preventDefault()}
+              onDrop={(event) => onDrop(event, index)}
+              className={dragged === item.id ? 'dragging' : undefined}
+            >
+              {item.thumbnailUrl ? (
+                <img src={item.thumbnailUrl} alt={`${index + 1}. ${item.fileName}`} loading="lazy" />
+              ) : (
+                <span className="video">▶ {item.fileName}</span>
+              )}
+              <span className="meta">
+                {index + 1}. {item.fileName} · {item.width}×{item.height}
+                {item.durationMs !== null ? ` · ${(item.durationMs / 1000).toFixed(1)} s` : ''}
+              </span>
+              {editable && (
+                <span className="actions">
+                  <button
+                    type="button"
+                    onClick={() => move(index, index - 1)}
+                    disabled={index === 0}
+                    aria-label={`Move ${item.fileName} earlier`}
+                  >
+                    ←
+                  </button>
+                  <button
+                    type="button"
+                    onClick={() => move(index, index + 1)}
+                    disabled={index === items.length - 1}
+                    aria-label={`Move ${item.fileName} later`}
+                  >
+                    →
+                  </button>
+                  <button
+                    type="button"
+                    onClick={() => remove.mutate(item.id)}
+                    aria-label={`Remove ${item.fileName}`}
+                  >
+                    Remove
+                  </button>
+                </span>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+      <ErrorMessage error={reorder.error ?? remove.error} />
+
+      {editable && current && (
+        <>
+          <label>
+            Upload to {current}{' '}
+            <input
+              type="file"
+              multiple
+              accept={rule?.kind === 'video' ? 'video/mp4,video/quicktime,.m4v' : 'image/png,image/jpeg'}
+              aria-describedby="slot-rules"
+              onChange={(event) => {
+                const files = [...(event.target.files ?? [])];
+                event.target.value = '';
+                if (files.length > 0) upload.mutate(files);
+              }}
+              disabled={upload.isPending}
+            />
+          </label>
+          {progress && (
+            <p role="status">
+              Uploading {progress.name}…{' '}
+              <progress max={1} value={progress.fraction} aria-label={`Uploading ${progress.name}`} />{' '}
+              {Math.round(progress.fraction * 100)}%
+            </p>
+          )}
+          <ErrorMessage error={upload.error} />
+          <p>
+            <BusyButton
+              type="button"
+              busy={copyToAll.isPending}
+              busyLabel="Copying…"
+              disabled={items.length === 0}
+              onClick={() => copyToAll.mutate()}
+            >
+              Use these for all locales
+            </BusyButton>
+          </p>
+          <ErrorMessage error={copyToAll.error} />
+          {copyToAll.data && (
+            <p role="status">Copied to {copyToAll.data.slots.map((s) => s.locale).join(', ')}.</p>
+          )}
+        </>
+      )}
+    </>
+  );
+}

@@ -43,7 +43,7 @@ export interface BenchTools {
   startProcess(command: string, args: string[], env: Record<string, string>): ChildProcess;
   waitHealthy(url: string): Promise<void>;
   freePort(): Promise<number>;
-  cannon(options: autocannon.Options): Promise<{ rps: number; non2xx: number }>;
+  cannon(options: autocannon.Options): Promise<{ rps: number; p50: number; p99: number; non2xx: number }>;
 }
 
 const percentile = (sorted: number[], p: number) =>

@@ -26,6 +26,7 @@ import { APPSTORE_LOCALES, mapLocale } from '../src/shared/stores.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createKeyRing } from '../src/shared/key-ring.js';
 import { appStoreCredentials, serviceAccount } from '../test/support/store-keys.js';
+import { runMedia, type MediaResult } from './media.js';
 import { runBackground, type BackgroundResult } from './background.js';
 import { runDashboard, type DashboardResult } from './dashboard.js';
 
@@ -36,7 +37,7 @@ const PG_ADMIN = process.env.APPMETA_TEST_PG_URL ?? 'postgres://postgres@127.0.0
 const REDIS = process.env.APPMETA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 /** Scenarios and databases to run, e.g. BENCH_SCENARIOS=1,3 BENCH_DATABASES=sqlite; all by default. */
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6').split(',').map(Number));
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7').split(',').map(Number));
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 /** Organizations each of scenarios 1 and 2 spreads its load over (see runDatabase). */
 const ORGANIZATIONS = 30;
@@ -515,6 +516,23 @@ async function main() {
     );
   }
 
+  const media: MediaResult[] = [];
+  for (const kind of SCENARIOS.has(7) ? kinds : []) {
+    media.push(
+      await runMedia(kind, {
+        secret: SECRET,
+        bin: BIN,
+        redis: REDIS,
+        createDatabase,
+        seedProjects,
+        startProcess,
+        waitHealthy,
+        freePort,
+        cannon,
+      }),
+    );
+  }
+
   const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '' : n.toFixed(digits));
   // A refused or failed request is cheaper than a served one: such a row measures the wrong thing.
   for (const r of rows.filter((r) => r.non2xx > 0)) {
@@ -570,13 +588,25 @@ async function main() {
           `| the same 10 pushed one after another | ${background.map((b) => `${b.pushes.sequentialMs} ms`).join(' | ')} |`,
           '',
         ]),
+    ...(media.length === 0
+      ? []
+      : [
+          '| scenario 7: media | ' + media.map((m) => m.database).join(' | ') + ' |',
+          '| --- |' + media.map(() => ' ---: |').join(''),
+          `| raw disk write, 8.3 MB files (fsync), same run | ${media.map((m) => `${m.diskMBps} MB/s`).join(' | ')} |`,
+          `| upload 100 × 8.3 MB screenshots, 10 at a time: throughput | ${media.map((m) => `${m.upload.MBps} MB/s (${(m.upload.MBps / m.diskMBps).toFixed(2)} × disk)`).join(' | ')} |`,
+          `| the same: latency p50 / p99 per file | ${media.map((m) => `${m.upload.p50} / ${m.upload.p99} ms`).join(' | ')} |`,
+          `| 100 × 8.3 MB at once: wall time, service RSS before → peak | ${media.map((m) => `${m.burst.wallMs} ms, ${m.burst.baselineRssMb} → ${m.burst.peakRssMb} MB`).join(' | ')} |`,
+          `| GET media of a project with 40 locales × 3 slots (240 items), 50 connections: req/s, p50 / p99 | ${media.map((m) => `${m.list.rps} req/s, ${m.list.p50} / ${m.list.p99} ms`).join(' | ')} |`,
+          '',
+        ]),
     ...notes.map((n) => `- ${n}`),
   ];
   console.log(lines.join('\n'));
   fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
   fs.writeFileSync(
     path.join(ROOT, 'bench/results/latest.json'),
-    JSON.stringify({ rows, push, dashboard, background, notes }, null, 2),
+    JSON.stringify({ rows, push, dashboard, background, media, notes }, null, 2),
   );
 }
 

@@ -187,7 +187,7 @@ describe('projects and listings', () => {
       await page.getByRole('heading', { name: 'Weather Pro' }).waitFor();
       await page.getByRole('button', { name: 'Sync from the stores' }).click();
       await page.getByText(/Synced locales: .*en-US/).waitFor();
-      await page.getByRole('link', { name: 'en-US' }).waitFor();
+      await page.getByRole('link', { name: 'en-US', exact: true }).waitFor();
       await expectAccessible(page, 'project');
       await screenshot(page, 'project');
       await page.getByRole('link', { name: 'Projects' }).click();
@@ -245,7 +245,7 @@ describe('projects and listings', () => {
       await page.goto(`/projects/${project}`);
       await page.getByRole('button', { name: 'Sync from the stores' }).click();
       await page.getByText('Conflicts: 1.').waitFor();
-      await page.getByRole('link', { name: 'de-DE' }).click();
+      await page.getByRole('link', { name: 'de-DE', exact: true }).click();
       const conflict = page.getByRole('group', { name: 'Conflict in Short description' });
       await conflict.getByText('Console-Text').waitFor();
       await conflict.getByRole('button', { name: 'Take the store’s' }).click();
@@ -275,7 +275,7 @@ describe('fastlane in the browser', () => {
         buffer: zip.buffer,
       });
       await page.getByText('Imported App Store fr-FR (1 field).').waitFor();
-      await page.getByRole('link', { name: 'fr-FR' }).waitFor();
+      await page.getByRole('link', { name: 'fr-FR', exact: true }).waitFor();
       const listing = await org.admin.api.get(`/api/v1/projects/${id}/listings/appstore/fr-FR`);
       expect(listing.body.data.listing.fields.subtitle.value).toBe('Prévisions utiles');
 

@@ -21,6 +21,7 @@ describe('GET /api/v1/organization', () => {
       plan: 'pro',
       memberCount: 2,
       settings: { defaultLocale: 'en-US', requireApproval: false, allowedDomains: [], driftCheckMinutes: 60 },
+      usage: { mediaBytes: 0, mediaBytesLimit: 50 * 1024 ** 3 },
       createdAt: expect.stringMatching(/Z$/),
     });
   });
@@ -39,6 +40,7 @@ describe('GET /api/v1/organization/usage', () => {
       plan: 'free',
       projects: { used: 1, limit: 3 },
       seats: { used: 4, limit: 5 },
+      mediaBytes: { used: 0, limit: 1024 ** 3 },
       requestsPerMinute: 100,
     });
     const enterprise = await h.given.organization({ plan: 'enterprise' });
@@ -46,6 +48,7 @@ describe('GET /api/v1/organization/usage', () => {
     expect(unlimited.body.data).toMatchObject({
       projects: { used: 0, limit: null },
       seats: { used: 1, limit: null },
+      mediaBytes: { used: 0, limit: null },
     });
   });
 });

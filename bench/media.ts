@@ -13,7 +13,6 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/database.js';
@@ -21,6 +20,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { createServices } from '../src/services.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createKeyRing } from '../src/shared/key-ring.js';
+import { textChunk } from '../test/support/media.js';
 import type { BenchTools } from './background.js';
 
 export interface MediaResult {
@@ -39,17 +39,6 @@ const rssMb = (pid: number, field: 'VmRSS' | 'VmHWM') =>
     Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) /
       1024,
   );
-
-/** A PNG tEXt chunk: each upload is another file around the same pixels. */
-function textChunk(text: string): Buffer {
-  const data = Buffer.from(`Comment\0${text}`, 'latin1');
-  const chunk = Buffer.alloc(12 + data.length);
-  chunk.writeUInt32BE(data.length, 0);
-  chunk.write('tEXt', 4, 'latin1');
-  data.copy(chunk, 8);
-  chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + data.length)) >>> 0, 8 + data.length);
-  return chunk;
-}
 
 const PLAY_LOCALES =
   'en-US de-DE fr-FR es-ES it-IT ja-JP ko-KR nl-NL pl-PL pt-BR ru-RU sv-SE tr-TR da-DK fi-FI cs-CZ el-GR hu-HU iw-IL hi-IN id th uk vi zh-CN zh-TW ro sk hr ca bg lt lv et sl ms en-GB en-AU es-419 fr-CA'.split(

@@ -499,38 +499,26 @@ async function main() {
   for (const kind of loadScenarios ? kinds : []) await runDatabase(kind);
   const push = SCENARIOS.has(4) ? await runPush() : {};
   const dashboard: DashboardResult | null = SCENARIOS.has(5) ? await runDashboard() : null;
+  // What scenarios 6 and 7 use of this runner.
+  const tools = {
+    secret: SECRET,
+    bin: BIN,
+    redis: REDIS,
+    createDatabase,
+    seedProjects,
+    startProcess,
+    waitHealthy,
+    freePort,
+    cannon,
+  };
   const background: BackgroundResult[] = [];
   for (const kind of SCENARIOS.has(6) ? kinds : []) {
-    background.push(
-      await runBackground(kind, {
-        secret: SECRET,
-        bin: BIN,
-        redis: REDIS,
-        createDatabase,
-        seedProjects,
-        startProcess,
-        waitHealthy,
-        freePort,
-        cannon,
-      }),
-    );
+    background.push(await runBackground(kind, tools));
   }
 
   const media: MediaResult[] = [];
   for (const kind of SCENARIOS.has(7) ? kinds : []) {
-    media.push(
-      await runMedia(kind, {
-        secret: SECRET,
-        bin: BIN,
-        redis: REDIS,
-        createDatabase,
-        seedProjects,
-        startProcess,
-        waitHealthy,
-        freePort,
-        cannon,
-      }),
-    );
+    media.push(await runMedia(kind, tools));
   }
 
   const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '' : n.toFixed(digits));

@@ -310,6 +310,31 @@ class ExpansionGuard extends Transform {
   }
 }
 
+/**
+ * One tar entry checked against the limits: a folder, a regular file (counted, its size within
+ * the per-file limit), or a hidden entry to skip; a link or special file is refused.
+ */
+function checkTarEntry(
+  header: { name: string; type?: string | null; size?: number },
+  limits: ArchiveLimits,
+  seen: Set<string>,
+): { kind: 'folder' | 'skip'; path: string } | { kind: 'file'; path: string; size: number } {
+  const { name, type, size = 0 } = header;
+  if (type === 'directory') {
+    const folder = checkedPath(name.replace(/\/+$/, ''), limits);
+    return folder === null || folder === '' ? { kind: 'skip', path: '' } : { kind: 'folder', path: folder };
+  }
+  if (type === 'symlink' || type === 'link') throw invalid(`The entry ${name} is a link`);
+  if (type !== 'file' && type !== 'contiguous-file') throw invalid(`The entry ${name} is not a regular file`);
+  const path = checkedPath(name, limits);
+  if (path === null) return { kind: 'skip', path: name };
+  countEntry(seen, path, limits);
+  if (size > limits.maxEntryBytes) {
+    throw tooLarge(`${path} is ${mib(size)}, more than the ${mib(limits.maxEntryBytes)} allowed per file`);
+  }
+  return { kind: 'file', path, size };
+}
+
 async function readTarGz(
   body: Buffer,
   limits: ArchiveLimits,
@@ -322,28 +347,14 @@ async function readTarGz(
   const extract = tar.extract();
   const consume = (async () => {
     for await (const entry of extract) {
-      const { name, type, size = 0 } = entry.header;
-      if (type === 'directory') {
-        const folder = checkedPath(name.replace(/\/+$/, ''), limits);
-        if (folder !== null && folder !== '') folders.push(folder);
+      const checked = checkTarEntry(entry.header, limits, seen);
+      if (checked.kind === 'folder') folders.push(checked.path);
+      if (checked.kind !== 'file') {
         entry.resume();
         continue;
       }
-      if (type === 'symlink' || type === 'link') throw invalid(`The entry ${name} is a link`);
-      if (type !== 'file' && type !== 'contiguous-file')
-        throw invalid(`The entry ${name} is not a regular file`);
-      const path = checkedPath(name, limits);
-      if (path === null) {
-        entry.resume();
-        continue;
-      }
-      countEntry(seen, path, limits);
+      const { path } = checked;
       names.push(path);
-      if (size > limits.maxEntryBytes) {
-        throw tooLarge(
-          `${path} is ${mib(size)}, more than the ${mib(limits.maxEntryBytes)} allowed per file`,
-        );
-      }
       if (!want(path)) {
         entry.resume();
         continue;
@@ -397,32 +408,17 @@ export async function streamTarGz(
   let entryError: unknown = null;
   const consume = (async () => {
     for await (const entry of extract) {
-      const { name, type, size = 0 } = entry.header;
-      if (type === 'directory') {
-        checkedPath(name.replace(/\/+$/, ''), limits);
+      const checked = checkTarEntry(entry.header, limits, seen);
+      if (checked.kind !== 'file') {
         entry.resume();
         continue;
       }
-      if (type === 'symlink' || type === 'link') throw invalid(`The entry ${name} is a link`);
-      if (type !== 'file' && type !== 'contiguous-file')
-        throw invalid(`The entry ${name} is not a regular file`);
-      const path = checkedPath(name, limits);
-      if (path === null) {
+      names.push(checked.path);
+      if (!want(checked.path)) {
         entry.resume();
         continue;
       }
-      countEntry(seen, path, limits);
-      names.push(path);
-      if (size > limits.maxEntryBytes) {
-        throw tooLarge(
-          `${path} is ${mib(size)}, more than the ${mib(limits.maxEntryBytes)} allowed per file`,
-        );
-      }
-      if (!want(path)) {
-        entry.resume();
-        continue;
-      }
-      await onEntry(path, Readable.from(entry), size);
+      await onEntry(checked.path, Readable.from(entry), checked.size);
     }
   })().catch((error: unknown) => {
     entryError = error;

@@ -10,12 +10,14 @@ import { authenticate } from './auth.js';
 import { AscFailure, notFoundError } from './errors.js';
 import { createJsonApi } from './json-api.js';
 import type { AppStoreState } from './state.js';
+import { registerScreenshotRoutes, registerUploadRoute } from './media.js';
 import { registerLocalizationWrites } from './writes.js';
 
 export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreState, faults: Faults): void {
   const spec = appStoreConnectSpec();
   const api = createJsonApi(state, spec);
   const { origin, respond, sendFailure, resource, page } = api;
+  registerUploadRoute(app, state);
 
   app.register(
     async (scope) => {
@@ -199,6 +201,7 @@ export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreSt
       );
 
       registerLocalizationWrites(scope, state, spec, api);
+      registerScreenshotRoutes(scope, state, spec, api);
     },
     { prefix: '/v1' },
   );

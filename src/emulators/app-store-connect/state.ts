@@ -1,5 +1,11 @@
 /** The App Store Connect emulator's data: apps, appInfos, versions, localizations, rate usage. */
 import { createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
+import {
+  DEFAULT_MEDIA_SETTINGS,
+  type MediaSettings,
+  type Screenshot,
+  type ScreenshotSet,
+} from './media-state.js';
 
 export interface AscSeed {
   keys?: { issuerId: string; keyId: string; publicKey: string }[];
@@ -48,6 +54,11 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
   let hourlyLimit = seed.hourlyLimit ?? 3600;
   let pageSize = seed.pageSize ?? 200;
   const counters = { requests: 0, writes: 0 };
+  const media = {
+    sets: new Map<string, ScreenshotSet>(),
+    screenshots: new Map<string, Screenshot>(),
+    settings: { ...DEFAULT_MEDIA_SETTINGS } as MediaSettings,
+  };
 
   function load(next: AscSeed) {
     for (const key of next.keys ?? []) {
@@ -99,10 +110,14 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
     versions,
     infoLocs,
     versionLocs,
+    media,
     load,
     /** Forgets everything: data, settings and counters. */
     reset() {
       for (const map of [keys, apps, appInfos, versions, infoLocs, versionLocs, usage]) map.clear();
+      media.sets.clear();
+      media.screenshots.clear();
+      media.settings = { ...DEFAULT_MEDIA_SETTINGS };
       hourlyLimit = 3600;
       pageSize = 200;
       counters.requests = 0;

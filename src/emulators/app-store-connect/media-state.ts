@@ -1,0 +1,48 @@
+/** The App Store emulator's screenshot records and the knobs of its media behaviour. */
+
+export interface ScreenshotSet {
+  id: string;
+  localizationId: string;
+  displayType: string;
+  /** Screenshot ids in display order. */
+  screenshots: string[];
+}
+
+export interface Screenshot {
+  id: string;
+  setId: string;
+  fileName: string;
+  fileSize: number;
+  /** The bytes received so far (parts land at their offsets). */
+  bytes: Buffer;
+  received: boolean[];
+  state: 'AWAITING_UPLOAD' | 'UPLOAD_COMPLETE' | 'COMPLETE' | 'FAILED';
+  checksum: string | null;
+  errors: { code: string; description: string }[];
+  width: number | null;
+  height: number | null;
+  expiresAt: number;
+  /** Reads left before the checksum shows after COMPLETE (the checksum-lag knob). */
+  checksumHiddenReads: number;
+}
+
+export interface MediaSettings {
+  /** Milliseconds between a commit and the end of processing. */
+  processingDelayMs: number;
+  /** Bytes per upload operation (Apple's part size is undocumented; 5 MiB as the build API). */
+  partSize: number;
+  /** Reads of a COMPLETE screenshot during which `sourceFileChecksum` is still missing. */
+  checksumLagReads: number;
+  /** The next N reservations are created but answered 503 (fastlane#16842). */
+  failCreatedReservations: number;
+  /** The next N commits are applied but answered 504. */
+  timeOutAppliedCommits: number;
+}
+
+export const DEFAULT_MEDIA_SETTINGS: MediaSettings = {
+  processingDelayMs: 50,
+  partSize: 5 * 1024 * 1024,
+  checksumLagReads: 0,
+  failCreatedReservations: 0,
+  timeOutAppliedCommits: 0,
+};

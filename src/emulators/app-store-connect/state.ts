@@ -1,11 +1,6 @@
 /** The App Store Connect emulator's data: apps, appInfos, versions, localizations, rate usage. */
 import { createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
-import {
-  DEFAULT_MEDIA_SETTINGS,
-  type MediaSettings,
-  type Screenshot,
-  type ScreenshotSet,
-} from './media-state.js';
+import { DEFAULT_MEDIA_SETTINGS, type Screenshot, type ScreenshotSet } from './media-state.js';
 
 export interface AscSeed {
   keys?: { issuerId: string; keyId: string; publicKey: string }[];
@@ -57,7 +52,7 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
   const media = {
     sets: new Map<string, ScreenshotSet>(),
     screenshots: new Map<string, Screenshot>(),
-    settings: { ...DEFAULT_MEDIA_SETTINGS } as MediaSettings,
+    settings: { ...DEFAULT_MEDIA_SETTINGS },
   };
 
   function load(next: AscSeed) {

@@ -4,13 +4,15 @@
  * every request and response checked against Google's discovery document (stores.md §8).
  */
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Faults } from '../faults.js';
 import { googlePlaySpec } from '../spec-validator.js';
 import { PlayFailure, sendFailure } from './errors.js';
 import { FIELD_WORDS, LIMITS, LOCALES } from './rules.js';
-import type { Edit, Listing, PlayState } from './state.js';
+import { checkImagesAtCommit, registerPlayImages } from './images.js';
+import { copyImages, type Edit, type Listing, type PlayState } from './state.js';
 import { registerTokenEndpoint } from './token.js';
+import { playAuthentication, playErrors, requireApp, requireOpenEdit, type Req } from './access.js';
 
 export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayState, faults: Faults): void {
   const spec = googlePlaySpec();
@@ -24,115 +26,19 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
   };
 
   registerTokenEndpoint(app, state, faults);
+  const imageRoutes = registerPlayImages(app, state, faults, spec);
 
   app.register(
     async (scope) => {
-      scope.addHook('onRequest', async (request, reply) => {
-        state.counters.requests += 1;
-        if (request.method === 'PUT' || request.method === 'PATCH') state.counters.listingWrites += 1;
-        const injected = await faults.apply(request, reply);
-        if (injected === 'dropped') return reply;
-        if (typeof injected === 'number') {
-          const statusText =
-            injected === 429
-              ? 'RESOURCE_EXHAUSTED'
-              : injected === 409
-                ? 'ABORTED'
-                : injected >= 500
-                  ? 'INTERNAL'
-                  : 'FAILED_PRECONDITION';
-          const reason = injected === 429 ? 'rateLimitExceeded' : 'backendError';
-          return sendFailure(
-            reply,
-            new PlayFailure(
-              injected,
-              statusText,
-              injected === 429 ? 'Quota exceeded.' : 'Injected failure.',
-              reason,
-            ),
-          );
-        }
-        const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
-        const session = token === undefined ? undefined : state.tokens.get(token);
-        if (session === undefined || session.expiresAt <= state.now()) {
-          void reply.header(
-            'WWW-Authenticate',
-            'Bearer realm="https://accounts.google.com/", error="invalid_token"',
-          );
-          throw new PlayFailure(
-            401,
-            'UNAUTHENTICATED',
-            'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
-            'authError',
-          );
-        }
-        (request as FastifyRequest & { account?: string }).account = session.email;
-      });
-      scope.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
-        if (error instanceof PlayFailure) return sendFailure(reply, error);
-        return sendFailure(
-          reply,
-          new PlayFailure(500, 'INTERNAL', `Internal error: ${error.message}`, 'backendError'),
-        );
-      });
+      scope.addHook('onRequest', playAuthentication(state, faults));
+      scope.setErrorHandler(playErrors);
       scope.setNotFoundHandler((request, reply) =>
         sendFailure(reply, new PlayFailure(404, 'NOT_FOUND', `Not found: ${request.url}`, 'notFound')),
       );
 
+      imageRoutes(scope);
       const base = '/applications/:packageName';
-      type Req = FastifyRequest<{
-        Params: { packageName: string; editId?: string; language?: string; action?: string };
-      }>;
-
-      const requireApp = (request: Req) => {
-        const target = state.apps.get(request.params.packageName);
-        const account = (request as Req & { account?: string }).account ?? '';
-        if (target === undefined)
-          throw new PlayFailure(
-            404,
-            'NOT_FOUND',
-            `Package not found: ${request.params.packageName}.`,
-            'notFound',
-          );
-        if (target.grants !== null && !target.grants.includes(account)) {
-          throw new PlayFailure(403, 'PERMISSION_DENIED', 'The caller does not have permission', 'forbidden');
-        }
-        return target;
-      };
-
-      /** An edit that may still be used: 404 unknown, 410 deleted/superseded, 400 expired or committed. */
-      const requireEdit = (request: Req, id: string) => {
-        const target = requireApp(request);
-        const edit = state.edits.get(id);
-        if (edit === undefined || edit.packageName !== target.packageName)
-          throw new PlayFailure(404, 'NOT_FOUND', 'This Edit does not exist.', 'notFound');
-        if (edit.status === 'deleted')
-          throw new PlayFailure(
-            410,
-            'NOT_FOUND',
-            'This Edit has been deleted.',
-            'editDeleted',
-            'androidpublisher',
-          );
-        if (edit.status === 'committed') {
-          throw new PlayFailure(
-            400,
-            'FAILED_PRECONDITION',
-            'This edit has already been successfully committed, please create a new Edit.',
-            'editAlreadyCommitted',
-            'androidpublisher',
-          );
-        }
-        if (edit.expiresAt <= state.now())
-          throw new PlayFailure(
-            400,
-            'FAILED_PRECONDITION',
-            'This edit has expired, please create a new Edit.',
-            'editExpired',
-            'androidpublisher',
-          );
-        return { app: target, edit };
-      };
+      const requireEdit = (request: Req, id: string) => requireOpenEdit(state, request, id);
 
       const appEdit = (edit: Edit) => ({
         id: edit.id,
@@ -168,7 +74,7 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
       };
 
       scope.post(`${base}/edits`, async (request: Req, reply) => {
-        const target = requireApp(request);
+        const target = requireApp(state, request);
         const problem = spec.check('AppEdit', request.body ?? {});
         if (problem !== null) throw new PlayFailure(400, 'INVALID_ARGUMENT', problem, 'badRequest');
         const owner = (request as Req & { account?: string }).account ?? '';
@@ -182,6 +88,7 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
           packageName: target.packageName,
           owner,
           listings: new Map([...target.listings].map(([language, listing]) => [language, { ...listing }])),
+          images: copyImages(target.images),
           expiresAt: state.now() + state.editTtl * 1000,
           status: 'open',
         };
@@ -217,9 +124,12 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
             'badRequest',
           );
         }
+        // Validated as a whole before anything changes: a refused commit leaves the app as it was.
+        checkImagesAtCommit(edit.images);
         target.listings = new Map(
           [...edit.listings].map(([language, listing]) => [language, { ...listing }]),
         );
+        target.images = copyImages(edit.images);
         edit.status = 'committed';
         state.counters.editsCommitted += 1;
         // The first commit invalidates every other open edit of the app.

@@ -27,11 +27,28 @@ export interface PlaySeed {
   tokenTtlSeconds?: number;
 }
 
+export interface PlayImage {
+  id: string;
+  sha1: string;
+  sha256: string;
+  bytes: Buffer;
+  contentType: string;
+}
+
+/** language → image type → images in upload order. */
+export type ImagesByLanguage = Map<string, Map<string, PlayImage[]>>;
+
+export const copyImages = (images: ImagesByLanguage): ImagesByLanguage =>
+  new Map(
+    [...images].map(([language, byType]) => [language, new Map([...byType].map(([t, l]) => [t, [...l]]))]),
+  );
+
 export interface Edit {
   id: string;
   packageName: string;
   owner: string;
   listings: Map<string, Listing>;
+  images: ImagesByLanguage;
   expiresAt: number;
   status: 'open' | 'committed' | 'deleted';
 }
@@ -46,8 +63,11 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
       listings: Map<string, Listing>;
       grants: string[] | null;
       manualReview: boolean;
+      images: ImagesByLanguage;
     }
   >();
+  /** Every image uploaded, by id: what the preview URLs serve. */
+  const imageFiles = new Map<string, PlayImage>();
   const tokens = new Map<string, { email: string; expiresAt: number }>();
   const edits = new Map<string, Edit>();
   let editTtl = seed.editTtlSeconds ?? 3600;
@@ -59,6 +79,7 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
     editsCommitted: 0,
     editsDeleted: 0,
     listingWrites: 0,
+    imageUploads: 0,
   };
 
   function load(next: PlaySeed) {
@@ -75,6 +96,7 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
         ),
         grants: app.grants ?? null,
         manualReview: app.manualReview ?? false,
+        images: new Map(),
       });
     }
   }
@@ -85,6 +107,7 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
     apps,
     tokens,
     edits,
+    imageFiles,
     counters,
     load,
     get editTtl() {
@@ -95,7 +118,7 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
     },
     /** Forgets everything: data, settings and counters. */
     reset() {
-      for (const map of [accounts, apps, tokens, edits]) map.clear();
+      for (const map of [accounts, apps, tokens, edits, imageFiles]) map.clear();
       editTtl = 3600;
       tokenTtl = 3599;
       for (const key of Object.keys(counters) as (keyof typeof counters)[]) counters[key] = 0;

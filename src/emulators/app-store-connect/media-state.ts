@@ -1,15 +1,20 @@
-/** The App Store emulator's screenshot records and the knobs of its media behaviour. */
+/** The App Store emulator's screenshot and preview records and the knobs of its media behaviour. */
+
+export type MediaKindName = 'screenshots' | 'previews';
 
 export interface ScreenshotSet {
   id: string;
+  kind: MediaKindName;
   localizationId: string;
+  /** The display type (screenshots) or preview type (previews). */
   displayType: string;
-  /** Screenshot ids in display order. */
+  /** Item ids in display order. */
   screenshots: string[];
 }
 
 export interface Screenshot {
   id: string;
+  kind: MediaKindName;
   setId: string;
   fileName: string;
   fileSize: number;

@@ -1,9 +1,11 @@
 /**
- * App Store screenshots in the emulator (stores-media.md A1, checklist C): one set per display
- * type and version localization, reservations with upload operations served here (no auth, parts
+ * App Store screenshots and app previews in the emulator (stores-media.md A1, A1.7, checklist C),
+ * one code for both with what differs in a MediaKind: one set per display (or preview) type and
+ * version localization, reservations with upload operations served here (no auth, parts
  * in any order, re-sendable until the commit, refused after it or after expiry), a commit that
  * checks the bytes, and asynchronous processing that verifies the MD5, the format, alpha and the
- * size for the slot — failures only in `assetDeliveryState`, never as HTTP errors. Knobs: the
+ * size for the slot (previews: the MD5 and the container) — failures only in the delivery state,
+ * never as HTTP errors. Knobs: the
  * processing delay, the part size, the checksum lag, and created-but-failed reservations and
  * applied-but-timed-out commits. Every body is checked against Apple's spec.
  */
@@ -13,10 +15,44 @@ import type { SpecValidator } from '../spec-validator.js';
 import { AscFailure, notFoundError } from './errors.js';
 import type { JsonApi } from './json-api.js';
 import { EDITABLE_VERSION, SCREENSHOT_SIZES } from './rules.js';
-import type { Screenshot, ScreenshotSet } from './media-state.js';
+import type { MediaKindName, Screenshot, ScreenshotSet } from './media-state.js';
 import type { AppStoreState } from './state.js';
 
-const MAX_SCREENSHOTS = 10;
+/** What differs between screenshots and app previews in Apple's API (A1.1, A1.7). */
+interface MediaKind {
+  name: MediaKindName;
+  setType: 'appScreenshotSets' | 'appPreviewSets';
+  itemType: 'appScreenshots' | 'appPreviews';
+  typeAttribute: 'screenshotDisplayType' | 'previewType';
+  setRelationship: 'appScreenshotSet' | 'appPreviewSet';
+  /** Schema name stems: AppScreenshotSet…, AppScreenshot… */
+  setSchema: string;
+  itemSchema: string;
+  max: number;
+}
+
+const KINDS: MediaKind[] = [
+  {
+    name: 'screenshots',
+    setType: 'appScreenshotSets',
+    itemType: 'appScreenshots',
+    typeAttribute: 'screenshotDisplayType',
+    setRelationship: 'appScreenshotSet',
+    setSchema: 'AppScreenshotSet',
+    itemSchema: 'AppScreenshot',
+    max: 10,
+  },
+  {
+    name: 'previews',
+    setType: 'appPreviewSets',
+    itemType: 'appPreviews',
+    typeAttribute: 'previewType',
+    setRelationship: 'appPreviewSet',
+    setSchema: 'AppPreviewSet',
+    itemSchema: 'AppPreview',
+    max: 3,
+  },
+];
 const UPLOAD_LIFETIME_MS = 7 * 24 * 3600_000;
 
 /** Format, size and alpha from the first bytes: PNG (IHDR, tRNS) and JPEG (SOFn). */
@@ -55,14 +91,27 @@ export function registerScreenshotRoutes(
   scope: FastifyInstance,
   state: AppStoreState,
   spec: SpecValidator,
+  api: JsonApi,
+): void {
+  for (const kind of KINDS) registerMediaKind(scope, state, spec, api, kind);
+}
+
+function registerMediaKind(
+  scope: FastifyInstance,
+  state: AppStoreState,
+  spec: SpecValidator,
   { origin, respond, page }: JsonApi,
+  kind: MediaKind,
 ): void {
   const media = state.media;
+  const { setType, itemType } = kind;
+  const linkages = `${kind.setSchema}${kind.itemSchema}sLinkages`;
 
   const checkBody = (schema: string, body: unknown) => {
     const problem = spec.check(schema, body);
-    if (problem !== null)
+    if (problem !== null) {
       throw new AscFailure(409, 'ENTITY_ERROR', 'There is a problem with the request entity', problem);
+    }
   };
 
   /** The version a localization belongs to must be editable for media writes (A1.4, C). */
@@ -75,99 +124,116 @@ export function registerScreenshotRoutes(
         409,
         'STATE_ERROR',
         'The request cannot be fulfilled because of the state of another resource.',
-        `Screenshots cannot be changed while the version is ${version.appVersionState}.`,
+        `The ${kind.name} cannot be changed while the version is ${version.appVersionState}.`,
       );
     }
   };
 
   const requireSet = (id: string) => {
     const set = media.sets.get(id);
-    if (set === undefined) throw notFoundError('appScreenshotSets', id);
+    if (set === undefined || set.kind !== kind.name) throw notFoundError(setType, id);
     return set;
   };
-  const requireShot = (id: string) => {
-    const shot = media.screenshots.get(id);
-    if (shot === undefined) throw notFoundError('appScreenshots', id);
-    return shot;
+  const requireItem = (id: string) => {
+    const item = media.screenshots.get(id);
+    if (item === undefined || item.kind !== kind.name) throw notFoundError(itemType, id);
+    return item;
   };
 
-  const uploadOperations = (request: FastifyRequest, shot: Screenshot) => {
+  const uploadOperations = (request: FastifyRequest, item: Screenshot) => {
     const operations = [];
-    for (let offset = 0, part = 1; offset < shot.fileSize; offset += media.settings.partSize, part += 1) {
-      const length = Math.min(media.settings.partSize, shot.fileSize - offset);
+    for (let offset = 0, part = 1; offset < item.fileSize; offset += media.settings.partSize, part += 1) {
       operations.push({
         method: 'PUT',
-        url: `${origin(request)}/emulator-uploads/${shot.id}?partNumber=${part}&Expires=${Math.floor(shot.expiresAt / 1000)}`,
-        length,
+        url: `${origin(request)}/emulator-uploads/${item.id}?partNumber=${part}&Expires=${Math.floor(item.expiresAt / 1000)}`,
+        length: Math.min(media.settings.partSize, item.fileSize - offset),
         offset,
-        requestHeaders: [{ name: 'Content-Type', value: contentTypeOf(shot.fileName) }],
+        requestHeaders: [{ name: 'Content-Type', value: contentTypeOf(item.fileName) }],
       });
     }
     return operations;
   };
 
-  const shotResource = (request: FastifyRequest, shot: Screenshot, read = true) => {
-    const set = media.sets.get(shot.setId);
-    let checksum = shot.checksum;
-    if (shot.state === 'COMPLETE' && read && shot.checksumHiddenReads > 0) {
-      shot.checksumHiddenReads -= 1;
+  const itemResource = (request: FastifyRequest, item: Screenshot, read = true) => {
+    let checksum = item.checksum;
+    if (item.state === 'COMPLETE' && read && item.checksumHiddenReads > 0) {
+      item.checksumHiddenReads -= 1;
       checksum = null;
     }
+    const delivery = { errors: item.errors, warnings: [], state: item.state };
+    const common = {
+      fileSize: item.fileSize,
+      fileName: item.fileName,
+      ...(checksum !== null && item.state !== 'AWAITING_UPLOAD' && { sourceFileChecksum: checksum }),
+      ...(item.state === 'AWAITING_UPLOAD' && { uploadOperations: uploadOperations(request, item) }),
+    };
+    const attributes =
+      kind.name === 'screenshots'
+        ? {
+            ...common,
+            ...(item.state === 'COMPLETE' && {
+              imageAsset: {
+                templateUrl: `${origin(request)}/emulator-assets/${item.id}/{w}x{h}bb.{f}`,
+                width: item.width!,
+                height: item.height!,
+              },
+            }),
+            assetToken: `PurpleSource/v4/${item.id}/${item.fileName}`,
+            assetType: 'SCREENSHOT',
+            assetDeliveryState: delivery,
+          }
+        : {
+            ...common,
+            mimeType: contentTypeOf(item.fileName),
+            previewFrameTimeCode: '00:00:05:00',
+            ...(item.state === 'COMPLETE' && {
+              videoUrl: `${origin(request)}/emulator-assets/${item.id}/video.m3u8`,
+            }),
+            videoDeliveryState: delivery,
+          };
     return {
-      type: 'appScreenshots',
-      id: shot.id,
-      attributes: {
-        fileSize: shot.fileSize,
-        fileName: shot.fileName,
-        ...(checksum !== null && shot.state !== 'AWAITING_UPLOAD' && { sourceFileChecksum: checksum }),
-        ...(shot.state === 'COMPLETE' && {
-          imageAsset: {
-            templateUrl: `${origin(request)}/emulator-assets/${shot.id}/{w}x{h}bb.{f}`,
-            width: shot.width!,
-            height: shot.height!,
-          },
-        }),
-        assetToken: `PurpleSource/v4/${shot.id}/${shot.fileName}`,
-        assetType: 'SCREENSHOT',
-        ...(shot.state === 'AWAITING_UPLOAD' && { uploadOperations: uploadOperations(request, shot) }),
-        assetDeliveryState: { errors: shot.errors, warnings: [], state: shot.state },
-      },
-      relationships: { appScreenshotSet: { data: { type: 'appScreenshotSets', id: set?.id ?? shot.setId } } },
-      links: { self: `${origin(request)}/v1/appScreenshots/${shot.id}` },
+      type: itemType,
+      id: item.id,
+      attributes,
+      relationships: { [kind.setRelationship]: { data: { type: setType, id: item.setId } } },
+      links: { self: `${origin(request)}/v1/${itemType}/${item.id}` },
     };
   };
 
   const setResource = (request: FastifyRequest, set: ScreenshotSet) => ({
-    type: 'appScreenshotSets',
+    type: setType,
     id: set.id,
-    attributes: { screenshotDisplayType: set.displayType },
+    attributes: { [kind.typeAttribute]: set.displayType },
     relationships: {
-      appScreenshots: {
-        data: set.screenshots.map((id) => ({ type: 'appScreenshots', id })),
-        links: { self: `${origin(request)}/v1/appScreenshotSets/${set.id}/relationships/appScreenshots` },
+      [itemType]: {
+        data: set.screenshots.map((id) => ({ type: itemType, id })),
+        links: { self: `${origin(request)}/v1/${setType}/${set.id}/relationships/${itemType}` },
       },
     },
-    links: { self: `${origin(request)}/v1/appScreenshotSets/${set.id}` },
+    links: { self: `${origin(request)}/v1/${setType}/${set.id}` },
   });
 
   scope.get<{ Params: { id: string } }>(
-    '/appStoreVersionLocalizations/:id/appScreenshotSets',
+    `/appStoreVersionLocalizations/:id/${setType}`,
     async (request, reply) => {
-      if (!state.versionLocs.has(request.params.id))
+      if (!state.versionLocs.has(request.params.id)) {
         throw notFoundError('appStoreVersionLocalizations', request.params.id);
+      }
       const query = request.query as Record<string, string | undefined>;
-      const types = query['filter[screenshotDisplayType]']?.split(',');
+      const types = query[`filter[${kind.typeAttribute}]`]?.split(',');
       const sets = [...media.sets.values()].filter(
         (s) =>
-          s.localizationId === request.params.id && (types === undefined || types.includes(s.displayType)),
+          s.kind === kind.name &&
+          s.localizationId === request.params.id &&
+          (types === undefined || types.includes(s.displayType)),
       );
       const { slice, links, meta } = page(request, sets);
-      const include = query.include?.split(',').includes('appScreenshots') === true;
-      return respond(reply, 200, 'AppScreenshotSetsResponse', {
+      const include = query.include?.split(',').includes(itemType) === true;
+      return respond(reply, 200, `${kind.setSchema}sResponse`, {
         data: slice.map((s) => setResource(request, s)),
         ...(include && {
           included: slice.flatMap((s) =>
-            s.screenshots.map((id) => shotResource(request, media.screenshots.get(id)!)),
+            s.screenshots.map((id) => itemResource(request, media.screenshots.get(id)!)),
           ),
         }),
         links,
@@ -176,11 +242,11 @@ export function registerScreenshotRoutes(
     },
   );
 
-  scope.post('/appScreenshotSets', async (request, reply) => {
-    checkBody('AppScreenshotSetCreateRequest', request.body);
+  scope.post(`/${setType}`, async (request, reply) => {
+    checkBody(`${kind.setSchema}CreateRequest`, request.body);
     const { data } = request.body as {
       data: {
-        attributes: { screenshotDisplayType: string };
+        attributes: Record<string, string>;
         relationships: { appStoreVersionLocalization?: { data: { id: string } } };
       };
     };
@@ -194,35 +260,40 @@ export function registerScreenshotRoutes(
       );
     }
     assertEditable(localizationId);
-    const displayType = data.attributes.screenshotDisplayType;
-    if (
-      [...media.sets.values()].some(
-        (s) => s.localizationId === localizationId && s.displayType === displayType,
-      )
-    ) {
+    const displayType = data.attributes[kind.typeAttribute]!;
+    const exists = [...media.sets.values()].some(
+      (s) => s.kind === kind.name && s.localizationId === localizationId && s.displayType === displayType,
+    );
+    if (exists) {
       throw new AscFailure(
         409,
         'STATE_ERROR',
         'The request cannot be fulfilled because of the state of another resource.',
-        'Screenshot Set Already Exists!',
+        kind.name === 'screenshots' ? 'Screenshot Set Already Exists!' : 'Preview Set Already Exists!',
       );
     }
-    const set: ScreenshotSet = { id: randomUUID(), localizationId, displayType, screenshots: [] };
+    const set: ScreenshotSet = {
+      id: randomUUID(),
+      kind: kind.name,
+      localizationId,
+      displayType,
+      screenshots: [],
+    };
     media.sets.set(set.id, set);
-    return respond(reply, 201, 'AppScreenshotSetResponse', {
+    return respond(reply, 201, `${kind.setSchema}Response`, {
       data: setResource(request, set),
-      links: { self: `${origin(request)}/v1/appScreenshotSets/${set.id}` },
+      links: { self: `${origin(request)}/v1/${setType}/${set.id}` },
     });
   });
 
-  scope.get<{ Params: { id: string } }>('/appScreenshotSets/:id', async (request, reply) =>
-    respond(reply, 200, 'AppScreenshotSetResponse', {
+  scope.get<{ Params: { id: string } }>(`/${setType}/:id`, async (request, reply) =>
+    respond(reply, 200, `${kind.setSchema}Response`, {
       data: setResource(request, requireSet(request.params.id)),
-      links: { self: `${origin(request)}/v1/appScreenshotSets/${request.params.id}` },
+      links: { self: `${origin(request)}/v1/${setType}/${request.params.id}` },
     }),
   );
 
-  scope.delete<{ Params: { id: string } }>('/appScreenshotSets/:id', async (request, reply) => {
+  scope.delete<{ Params: { id: string } }>(`/${setType}/:id`, async (request, reply) => {
     const set = requireSet(request.params.id);
     assertEditable(set.localizationId);
     for (const id of set.screenshots) media.screenshots.delete(id);
@@ -230,26 +301,26 @@ export function registerScreenshotRoutes(
     return reply.code(204).send();
   });
 
-  scope.get<{ Params: { id: string } }>('/appScreenshotSets/:id/appScreenshots', async (request, reply) => {
+  scope.get<{ Params: { id: string } }>(`/${setType}/:id/${itemType}`, async (request, reply) => {
     const set = requireSet(request.params.id);
     const { slice, links, meta } = page(
       request,
       set.screenshots.map((id) => media.screenshots.get(id)!),
     );
-    return respond(reply, 200, 'AppScreenshotsResponse', {
-      data: slice.map((s) => shotResource(request, s)),
+    return respond(reply, 200, `${kind.itemSchema}sResponse`, {
+      data: slice.map((s) => itemResource(request, s)),
       links,
       meta,
     });
   });
 
   scope.get<{ Params: { id: string } }>(
-    '/appScreenshotSets/:id/relationships/appScreenshots',
+    `/${setType}/:id/relationships/${itemType}`,
     async (request, reply) => {
       const set = requireSet(request.params.id);
       const { slice, links, meta } = page(request, set.screenshots);
-      return respond(reply, 200, 'AppScreenshotSetAppScreenshotsLinkagesResponse', {
-        data: slice.map((id) => ({ type: 'appScreenshots', id })),
+      return respond(reply, 200, `${linkages}Response`, {
+        data: slice.map((id) => ({ type: itemType, id })),
         links,
         meta,
       });
@@ -257,9 +328,9 @@ export function registerScreenshotRoutes(
   );
 
   scope.patch<{ Params: { id: string } }>(
-    '/appScreenshotSets/:id/relationships/appScreenshots',
+    `/${setType}/:id/relationships/${itemType}`,
     async (request, reply) => {
-      checkBody('AppScreenshotSetAppScreenshotsLinkagesRequest', request.body);
+      checkBody(`${linkages}Request`, request.body);
       const set = requireSet(request.params.id);
       assertEditable(set.localizationId);
       const ids = (request.body as { data: { id: string }[] }).data.map((d) => d.id);
@@ -272,7 +343,7 @@ export function registerScreenshotRoutes(
           409,
           'ENTITY_ERROR.RELATIONSHIP.INVALID',
           'The provided entity includes a relationship with an invalid value',
-          'The screenshots must be exactly the screenshots of the set.',
+          `The ${kind.name} must be exactly the ${kind.name} of the set.`,
           { pointer: '/data' },
         );
       }
@@ -281,28 +352,29 @@ export function registerScreenshotRoutes(
     },
   );
 
-  scope.post('/appScreenshots', async (request, reply) => {
-    checkBody('AppScreenshotCreateRequest', request.body);
+  scope.post(`/${itemType}`, async (request, reply) => {
+    checkBody(`${kind.itemSchema}CreateRequest`, request.body);
     const { data } = request.body as {
       data: {
         attributes: { fileName: string; fileSize: number };
-        relationships: { appScreenshotSet: { data: { id: string } } };
+        relationships: Record<string, { data: { id: string } }>;
       };
     };
-    const set = requireSet(data.relationships.appScreenshotSet.data.id);
+    const set = requireSet(data.relationships[kind.setRelationship]!.data.id);
     assertEditable(set.localizationId);
     // Every record counts, failed and unfinished ones too (A1.4).
-    if (set.screenshots.length >= MAX_SCREENSHOTS) {
+    if (set.screenshots.length >= kind.max) {
       throw new AscFailure(
         409,
         'STATE_ERROR',
         'The request cannot be fulfilled because of the state of another resource.',
-        `Too many screenshots (${MAX_SCREENSHOTS}).`,
+        `Too many ${kind.name} (${kind.max}).`,
       );
     }
     const { fileName, fileSize } = data.attributes;
-    const shot: Screenshot = {
+    const item: Screenshot = {
       id: randomUUID(),
+      kind: kind.name,
       setId: set.id,
       fileName,
       fileSize,
@@ -316,27 +388,27 @@ export function registerScreenshotRoutes(
       expiresAt: state.now() + UPLOAD_LIFETIME_MS,
       checksumHiddenReads: 0,
     };
-    media.screenshots.set(shot.id, shot);
-    set.screenshots.push(shot.id);
+    media.screenshots.set(item.id, item);
+    set.screenshots.push(item.id);
     if (media.settings.failCreatedReservations > 0) {
       media.settings.failCreatedReservations -= 1;
       throw new AscFailure(503, 'UNEXPECTED_ERROR', 'An unexpected error occurred.');
     }
-    return respond(reply, 201, 'AppScreenshotResponse', {
-      data: shotResource(request, shot),
-      links: { self: `${origin(request)}/v1/appScreenshots` },
+    return respond(reply, 201, `${kind.itemSchema}Response`, {
+      data: itemResource(request, item),
+      links: { self: `${origin(request)}/v1/${itemType}` },
     });
   });
 
-  scope.get<{ Params: { id: string } }>('/appScreenshots/:id', async (request, reply) =>
-    respond(reply, 200, 'AppScreenshotResponse', {
-      data: shotResource(request, requireShot(request.params.id)),
-      links: { self: `${origin(request)}/v1/appScreenshots/${request.params.id}` },
+  scope.get<{ Params: { id: string } }>(`/${itemType}/:id`, async (request, reply) =>
+    respond(reply, 200, `${kind.itemSchema}Response`, {
+      data: itemResource(request, requireItem(request.params.id)),
+      links: { self: `${origin(request)}/v1/${itemType}/${request.params.id}` },
     }),
   );
 
-  scope.patch<{ Params: { id: string } }>('/appScreenshots/:id', async (request, reply) => {
-    checkBody('AppScreenshotUpdateRequest', request.body);
+  scope.patch<{ Params: { id: string } }>(`/${itemType}/:id`, async (request, reply) => {
+    checkBody(`${kind.itemSchema}UpdateRequest`, request.body);
     const { data } = request.body as {
       data: { id: string; attributes?: { uploaded?: boolean | null; sourceFileChecksum?: string | null } };
     };
@@ -349,64 +421,76 @@ export function registerScreenshotRoutes(
         { pointer: '/data/id' },
       );
     }
-    const shot = requireShot(request.params.id);
-    assertEditable(media.sets.get(shot.setId)!.localizationId);
-    if (data.attributes?.uploaded === true && shot.state === 'AWAITING_UPLOAD') {
-      const received = receivedBytes(shot, media.settings.partSize);
-      if (received !== shot.fileSize) {
+    const item = requireItem(request.params.id);
+    assertEditable(media.sets.get(item.setId)!.localizationId);
+    if (data.attributes?.uploaded === true && item.state === 'AWAITING_UPLOAD') {
+      const received = receivedBytes(item, media.settings.partSize);
+      if (received !== item.fileSize) {
         throw new AscFailure(
           409,
           'STATE_ERROR',
           'The request cannot be fulfilled because of the state of another resource.',
-          `Received ${received} of ${shot.fileSize} bytes.`,
+          `Received ${received} of ${item.fileSize} bytes.`,
         );
       }
-      shot.state = 'UPLOAD_COMPLETE';
-      shot.checksum = data.attributes.sourceFileChecksum ?? null;
-      setTimeout(() => processScreenshot(shot), media.settings.processingDelayMs).unref();
+      item.state = 'UPLOAD_COMPLETE';
+      item.checksum = data.attributes.sourceFileChecksum ?? null;
+      setTimeout(() => process(item), media.settings.processingDelayMs).unref();
     }
     if (media.settings.timeOutAppliedCommits > 0) {
       media.settings.timeOutAppliedCommits -= 1;
       throw new AscFailure(504, 'UNEXPECTED_ERROR', 'An unexpected error occurred.');
     }
-    return respond(reply, 200, 'AppScreenshotResponse', {
-      data: shotResource(request, shot, false),
-      links: { self: `${origin(request)}/v1/appScreenshots/${shot.id}` },
+    return respond(reply, 200, `${kind.itemSchema}Response`, {
+      data: itemResource(request, item, false),
+      links: { self: `${origin(request)}/v1/${itemType}/${item.id}` },
     });
   });
 
-  scope.delete<{ Params: { id: string } }>('/appScreenshots/:id', async (request, reply) => {
-    const shot = requireShot(request.params.id);
-    const set = media.sets.get(shot.setId)!;
+  scope.delete<{ Params: { id: string } }>(`/${itemType}/:id`, async (request, reply) => {
+    const item = requireItem(request.params.id);
+    const set = media.sets.get(item.setId)!;
     assertEditable(set.localizationId);
-    set.screenshots = set.screenshots.filter((id) => id !== shot.id);
-    media.screenshots.delete(shot.id);
+    set.screenshots = set.screenshots.filter((id) => id !== item.id);
+    media.screenshots.delete(item.id);
     return reply.code(204).send();
   });
 
-  /** Processing: the checks Apple makes after the commit, reported in assetDeliveryState only. */
-  function processScreenshot(shot: Screenshot) {
-    if (!media.screenshots.has(shot.id)) return;
+  /** Processing: the checks Apple makes after the commit, reported in the delivery state only. */
+  function process(item: Screenshot) {
+    if (!media.screenshots.has(item.id)) return;
     const fail = (code: string, description: string) => {
-      shot.state = 'FAILED';
-      shot.errors = [{ code, description }];
+      item.state = 'FAILED';
+      item.errors = [{ code, description }];
     };
-    const image = readImage(shot.bytes);
-    const md5 = createHash('md5').update(shot.bytes).digest('hex');
-    const set = media.sets.get(shot.setId);
+    const md5 = createHash('md5').update(item.bytes).digest('hex');
+    if (item.checksum !== md5) {
+      return fail(
+        `${kind.name === 'screenshots' ? 'IMAGE' : 'VIDEO'}_CHECKSUM_MISMATCH`,
+        'The checksum of the uploaded file does not match.',
+      );
+    }
+    if (kind.name === 'previews') {
+      // The container only: an ISO media file (MP4, MOV, M4V) starts with an ftyp box.
+      if (item.bytes.toString('latin1', 4, 8) !== 'ftyp')
+        return fail('VIDEO_INVALID_FORMAT', 'The file is not an MP4 or QuickTime video.');
+      item.state = 'COMPLETE';
+      item.checksumHiddenReads = media.settings.checksumLagReads;
+      return;
+    }
+    const image = readImage(item.bytes);
+    const set = media.sets.get(item.setId);
     const accepted = SCREENSHOT_SIZES[set?.displayType ?? ''] ?? [];
-    if (shot.checksum !== md5)
-      return fail('IMAGE_CHECKSUM_MISMATCH', 'The checksum of the uploaded file does not match.');
     if (image === null) return fail('IMAGE_TOOL_FAILURE', 'The file is not a PNG or JPEG image.');
     if (image.alpha) return fail('IMAGE_ALPHA_NOT_ALLOWED', 'IMAGE_ALPHA_NOT_ALLOWED');
     const fits = accepted.some(
       ([w, h]) => (w === image.width && h === image.height) || (w === image.height && h === image.width),
     );
     if (!fits) return fail('IMAGE_INCORRECT_DIMENSIONS', 'IMAGE_INCORRECT_DIMENSIONS');
-    shot.state = 'COMPLETE';
-    shot.width = image.width;
-    shot.height = image.height;
-    shot.checksumHiddenReads = media.settings.checksumLagReads;
+    item.state = 'COMPLETE';
+    item.width = image.width;
+    item.height = image.height;
+    item.checksumHiddenReads = media.settings.checksumLagReads;
   }
 }
 
@@ -417,7 +501,14 @@ const receivedBytes = (shot: Screenshot, partSize: number) =>
     0,
   );
 
-const contentTypeOf = (fileName: string) => (/\.jpe?g$/i.test(fileName) ? 'image/jpeg' : 'image/png');
+const contentTypeOf = (fileName: string) =>
+  /\.jpe?g$/i.test(fileName)
+    ? 'image/jpeg'
+    : /\.mov$/i.test(fileName)
+      ? 'video/quicktime'
+      : /\.(mp4|m4v)$/i.test(fileName)
+        ? 'video/mp4'
+        : 'image/png';
 
 /**
  * The upload operations' target: no JWT (the URLs are the credential), parts in any order and

@@ -1,5 +1,5 @@
 /**
- * The App Store emulator's screenshots (stores-media.md A1 and checklist C), driven as a client
+ * The App Store emulator's screenshots and app previews (stores-media.md A1 and checklist C), driven as a client
  * of Apple's API would: sets, reservations, parts without a JWT, commits, asynchronous processing
  * with Apple's failure codes, the checksum lag, the 10-per-set limit, reorder, the version gate and
  * the faults. Every request and answer passes the emulator's checks against Apple's spec.
@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signJwt } from '../src/connectors/tokens.js';
 import { startEmulators, type RunningEmulators } from './support/emulators.js';
-import { distinctColour, image } from './support/media.js';
+import { distinctColour, image, video } from './support/media.js';
 import { until } from './support/until.js';
 
 let emu: RunningEmulators;
@@ -211,6 +211,57 @@ describe('App Store screenshots in the emulator', () => {
     expect(sets.body.included).toHaveLength(10);
     expect((await asc('DELETE', `/appScreenshotSets/${set}`)).status).toBe(204);
     expect((await asc('GET', `/appScreenshots/${ids[0]}`)).status).toBe(404);
+  });
+
+  it('takes app previews the same way, at most 3 per set, with the video state and a video URL', async () => {
+    const loc = await localization();
+    const set = await asc('POST', '/appPreviewSets', {
+      data: {
+        type: 'appPreviewSets',
+        attributes: { previewType: 'IPHONE_67' },
+        relationships: {
+          appStoreVersionLocalization: { data: { type: 'appStoreVersionLocalizations', id: loc } },
+        },
+      },
+    });
+    expect(set.status).toBe(201);
+    const bytes = video({ width: 886, height: 1920, seconds: 20 });
+    const reserve = () =>
+      asc('POST', '/appPreviews', {
+        data: {
+          type: 'appPreviews',
+          attributes: { fileName: 'demo.mp4', fileSize: bytes.length, mimeType: 'video/mp4' },
+          relationships: { appPreviewSet: { data: { type: 'appPreviewSets', id: set.body.data.id } } },
+        },
+      });
+    const reserved = await reserve();
+    expect(reserved.status).toBe(201);
+    const { id, attributes } = reserved.body.data;
+    expect(attributes.videoDeliveryState.state).toBe('AWAITING_UPLOAD');
+    expect(attributes.uploadOperations[0].requestHeaders).toEqual([
+      { name: 'Content-Type', value: 'video/mp4' },
+    ]);
+    await sendParts(attributes.uploadOperations, bytes);
+    const committed = await asc('PATCH', `/appPreviews/${id}`, {
+      data: { type: 'appPreviews', id, attributes: { uploaded: true, sourceFileChecksum: md5(bytes) } },
+    });
+    expect(committed.status).toBe(200);
+    const done = await until('processing', async () => {
+      const res = await asc('GET', `/appPreviews/${id}`);
+      return res.body.data.attributes.videoDeliveryState.state === 'COMPLETE' ? res.body.data : undefined;
+    });
+    expect(done.attributes.videoUrl).toMatch(/^http/);
+    expect((await reserve()).status).toBe(201);
+    expect((await reserve()).status).toBe(201);
+    expect((await reserve()).status).toBe(409);
+    const listed = await asc(
+      'GET',
+      `/appStoreVersionLocalizations/${loc}/appPreviewSets?include=appPreviews`,
+    );
+    expect(listed.body.data[0].attributes.previewType).toBe('IPHONE_67');
+    expect(listed.body.included).toHaveLength(3);
+    // Screenshots and previews are apart: a preview set is no screenshot set.
+    expect((await asc('GET', `/appScreenshotSets/${set.body.data.id}`)).status).toBe(404);
   });
 
   it('refuses media writes on a version that is not editable', async () => {

@@ -264,6 +264,17 @@ describe('App Store screenshots in the emulator', () => {
     expect((await asc('GET', `/appScreenshotSets/${set.body.data.id}`)).status).toBe(404);
   });
 
+  it('keeps refusing a set just deleted for a while (the set-recreate knob)', async () => {
+    emu.appStore.media.settings.setRecreateBlockMs = 60_000;
+    const loc = await localization();
+    const set = (await createSet(loc)).body.data.id;
+    expect((await asc('DELETE', `/appScreenshotSets/${set}`)).status).toBe(204);
+    const again = await createSet(loc);
+    expect(again.status).toBe(409);
+    expect(again.body.errors[0].detail).toBe('Screenshot Set Already Exists!');
+    expect((await createSet(loc, 'APP_IPHONE_65')).status).toBe(201);
+  });
+
   it('refuses media writes on a version that is not editable', async () => {
     const res = await createSet(await localization('ver-1'));
     expect(res.status).toBe(409);

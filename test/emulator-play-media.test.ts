@@ -214,6 +214,31 @@ describe('Google Play images in the emulator', () => {
     expect((await call('GET', images(next, 'featureGraphic'))).body).toEqual({});
   });
 
+  it('defers dimension checks to the commit, and refuses too few screenshots there, with the knobs on', async () => {
+    emu.play.load({ deferImageChecks: true, minScreenshots: 2 });
+    const edit = await newEdit();
+    const wide = await image({ width: 3000, height: 1000, colour: distinctColour() });
+    const upload = await call('POST', `/upload${images(edit)}?uploadType=media`, {
+      headers: { 'content-type': 'image/png' },
+      body: wide,
+    });
+    expect(upload.status).toBe(200);
+    const refused = await call('POST', `${api}/edits/${edit}:commit`);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.errors[0].reason).toBe('invalidScreenshotDimensions');
+
+    const next = await newEdit();
+    await call('POST', `/upload${images(next)}?uploadType=media`, {
+      headers: { 'content-type': 'image/png' },
+      body: await phone(),
+    });
+    const tooFew = await call('POST', `${api}/edits/${next}:commit`);
+    expect(tooFew.status).toBe(403);
+    expect(tooFew.body.error.errors[0].reason).toBe('tooFewScreenshots');
+    // Every listing language is counted: de-DE has none.
+    expect(tooFew.body.error.message).toContain('for language de-DE');
+  });
+
   it('accepts a 9th screenshot in the edit but refuses the commit, changing nothing', async () => {
     const edit = await newEdit();
     for (let i = 0; i < 9; i += 1) {

@@ -42,6 +42,8 @@ export interface MediaSettings {
   failCreatedReservations: number;
   /** The next N commits are applied but answered 504. */
   timeOutAppliedCommits: number;
+  /** Milliseconds after a set's DELETE during which creating it again is still 409 "Already Exists". */
+  setRecreateBlockMs: number;
 }
 
 export const DEFAULT_MEDIA_SETTINGS: MediaSettings = {
@@ -50,4 +52,5 @@ export const DEFAULT_MEDIA_SETTINGS: MediaSettings = {
   checksumLagReads: 0,
   failCreatedReservations: 0,
   timeOutAppliedCommits: 0,
+  setRecreateBlockMs: 0,
 };

@@ -106,6 +106,8 @@ function registerMediaKind(
   const media = state.media;
   const { setType, itemType } = kind;
   const linkages = `${kind.setSchema}${kind.itemSchema}sLinkages`;
+  /** When each (kind, localization, type) set was last deleted: the 409 seen just after [obs]. */
+  const deletedAt = new Map<string, number>();
 
   const checkBody = (schema: string, body: unknown) => {
     const problem = spec.check(schema, body);
@@ -261,9 +263,11 @@ function registerMediaKind(
     }
     assertEditable(localizationId);
     const displayType = data.attributes[kind.typeAttribute]!;
-    const exists = [...media.sets.values()].some(
-      (s) => s.kind === kind.name && s.localizationId === localizationId && s.displayType === displayType,
-    );
+    const key = `${kind.name}/${localizationId}/${displayType}`;
+    const exists =
+      [...media.sets.values()].some(
+        (s) => s.kind === kind.name && s.localizationId === localizationId && s.displayType === displayType,
+      ) || (deletedAt.get(key) ?? -Infinity) + media.settings.setRecreateBlockMs > state.now();
     if (exists) {
       throw new AscFailure(
         409,
@@ -298,6 +302,7 @@ function registerMediaKind(
     assertEditable(set.localizationId);
     for (const id of set.screenshots) media.screenshots.delete(id);
     media.sets.delete(set.id);
+    deletedAt.set(`${kind.name}/${set.localizationId}/${set.displayType}`, state.now());
     return reply.code(204).send();
   });
 

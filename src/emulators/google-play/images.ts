@@ -181,17 +181,13 @@ export function registerPlayImages(
     const size = sniff(bytes);
     if (size === null)
       throw new PlayFailure(400, 'INVALID_ARGUMENT', 'The image is not a PNG or JPEG.', 'badContent');
-    if (!fitsType(request.params.imageType, size.width, size.height)) {
-      throw new PlayFailure(
-        403,
-        'PERMISSION_DENIED',
-        'Invalid screenshot dimensions.',
-        'invalidScreenshotDimensions',
-        'androidpublisher',
-      );
+    if (!state.imageRules.deferChecks && !fitsType(request.params.imageType, size.width, size.height)) {
+      throw invalidDimensions();
     }
     const image: PlayImage = {
       id: randomBytes(12).toString('hex'),
+      width: size.width,
+      height: size.height,
       sha1: createHash('sha1').update(bytes).digest('hex'),
       sha256: createHash('sha256').update(bytes).digest('hex'),
       bytes,
@@ -306,10 +302,36 @@ export function registerPlayImages(
   return registerInScope;
 }
 
-/** Commit-time validation of an edit's images (A2.6): more than 8 of a type in a language. */
-export function checkImagesAtCommit(images: Map<string, Map<string, PlayImage[]>>): void {
+const invalidDimensions = () =>
+  new PlayFailure(
+    403,
+    'PERMISSION_DENIED',
+    'Invalid screenshot dimensions.',
+    'invalidScreenshotDimensions',
+    'androidpublisher',
+  );
+
+/**
+ * Commit-time validation of an edit's images (A2.6): more than 8 of a type in a language; with
+ * the knobs, dimensions deferred to commit and too few screenshots (one error per language).
+ */
+export function checkImagesAtCommit(
+  images: Map<string, Map<string, PlayImage[]>>,
+  rules: { deferChecks: boolean; minScreenshots: number },
+  languages: Iterable<string>,
+): void {
+  const tooFew: string[] = [];
+  for (const language of languages) {
+    const byType = images.get(language) ?? new Map<string, PlayImage[]>();
+    const screenshots = [...byType]
+      .filter(([type]) => type.endsWith('Screenshots'))
+      .reduce((n, [, l]) => n + l.length, 0);
+    if (rules.minScreenshots > 0 && screenshots < rules.minScreenshots) tooFew.push(language);
+  }
   for (const [language, byType] of images) {
     for (const [type, list] of byType) {
+      if (rules.deferChecks && list.some((i) => !fitsType(type, i.width, i.height)))
+        throw invalidDimensions();
       if (type.endsWith('Screenshots') && list.length > MAX_SCREENSHOTS) {
         throw new PlayFailure(
           403,
@@ -320,5 +342,14 @@ export function checkImagesAtCommit(images: Map<string, Map<string, PlayImage[]>
         );
       }
     }
+  }
+  if (tooFew.length > 0) {
+    throw new PlayFailure(
+      403,
+      'PERMISSION_DENIED',
+      tooFew.map((language) => `This app has too few screenshots for language ${language}.`).join(' '),
+      'tooFewScreenshots',
+      'androidpublisher',
+    );
   }
 }

@@ -125,7 +125,7 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
           );
         }
         // Validated as a whole before anything changes: a refused commit leaves the app as it was.
-        checkImagesAtCommit(edit.images);
+        checkImagesAtCommit(edit.images, state.imageRules, edit.listings.keys());
         target.listings = new Map(
           [...edit.listings].map(([language, listing]) => [language, { ...listing }]),
         );

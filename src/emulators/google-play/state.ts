@@ -25,10 +25,16 @@ export interface PlaySeed {
   editTtlSeconds?: number;
   /** Seconds an access token lives (default 3599). */
   tokenTtlSeconds?: number;
+  /** Image dimension rules checked at commit instead of upload (stores-media.md C). */
+  deferImageChecks?: boolean;
+  /** Fewer screenshots than this across a language's types is refused at commit (0: off). */
+  minScreenshots?: number;
 }
 
 export interface PlayImage {
   id: string;
+  width: number;
+  height: number;
   sha1: string;
   sha256: string;
   bytes: Buffer;
@@ -72,6 +78,10 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
   const edits = new Map<string, Edit>();
   let editTtl = seed.editTtlSeconds ?? 3600;
   let tokenTtl = seed.tokenTtlSeconds ?? 3599;
+  const imageRules = {
+    deferChecks: seed.deferImageChecks ?? false,
+    minScreenshots: seed.minScreenshots ?? 0,
+  };
   const counters = {
     tokenRequests: 0,
     requests: 0,
@@ -87,6 +97,8 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
       accounts.set(account.clientEmail, createPublicKey(account.publicKey));
     if (next.editTtlSeconds !== undefined) editTtl = next.editTtlSeconds;
     if (next.tokenTtlSeconds !== undefined) tokenTtl = next.tokenTtlSeconds;
+    if (next.deferImageChecks !== undefined) imageRules.deferChecks = next.deferImageChecks;
+    if (next.minScreenshots !== undefined) imageRules.minScreenshots = next.minScreenshots;
     for (const app of next.apps ?? []) {
       apps.set(app.packageName, {
         packageName: app.packageName,
@@ -108,6 +120,7 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
     tokens,
     edits,
     imageFiles,
+    imageRules,
     counters,
     load,
     get editTtl() {
@@ -120,6 +133,8 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
     reset() {
       for (const map of [accounts, apps, tokens, edits, imageFiles]) map.clear();
       editTtl = 3600;
+      imageRules.deferChecks = false;
+      imageRules.minScreenshots = 0;
       tokenTtl = 3599;
       for (const key of Object.keys(counters) as (keyof typeof counters)[]) counters[key] = 0;
     },

@@ -171,11 +171,13 @@ export function buildCli(): Command {
     .action(async () => {
       const config = loadConfig();
       const logger = createLogger(config);
-      const server = await startServer(config, {
+      // As for the worker: a signal that arrives while the service starts stops it once started.
+      const server = startServer(config, {
         logger,
         print: output().json ? () => undefined : undefined,
       });
       stopOnSignals(server, logger);
+      await server;
     });
 
   program

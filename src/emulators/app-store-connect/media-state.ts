@@ -2,17 +2,17 @@
 
 export type MediaKindName = 'screenshots' | 'previews';
 
-export interface ScreenshotSet {
+export interface MediaSet {
   id: string;
   kind: MediaKindName;
   localizationId: string;
   /** The display type (screenshots) or preview type (previews). */
   displayType: string;
   /** Item ids in display order. */
-  screenshots: string[];
+  items: string[];
 }
 
-export interface Screenshot {
+export interface MediaAsset {
   id: string;
   kind: MediaKindName;
   setId: string;

@@ -15,7 +15,7 @@ import type { SpecValidator } from '../spec-validator.js';
 import { AscFailure, notFoundError } from './errors.js';
 import type { JsonApi } from './json-api.js';
 import { EDITABLE_VERSION, SCREENSHOT_SIZES } from './rules.js';
-import type { MediaKindName, Screenshot, ScreenshotSet } from './media-state.js';
+import type { MediaKindName, MediaAsset, MediaSet } from './media-state.js';
 import type { AppStoreState } from './state.js';
 
 /** What differs between screenshots and app previews in Apple's API (A1.1, A1.7). */
@@ -87,7 +87,7 @@ export function readImage(
   return null;
 }
 
-export function registerScreenshotRoutes(
+export function registerMediaRoutes(
   scope: FastifyInstance,
   state: AppStoreState,
   spec: SpecValidator,
@@ -137,12 +137,12 @@ function registerMediaKind(
     return set;
   };
   const requireItem = (id: string) => {
-    const item = media.screenshots.get(id);
+    const item = media.assets.get(id);
     if (item === undefined || item.kind !== kind.name) throw notFoundError(itemType, id);
     return item;
   };
 
-  const uploadOperations = (request: FastifyRequest, item: Screenshot) => {
+  const uploadOperations = (request: FastifyRequest, item: MediaAsset) => {
     const operations = [];
     for (let offset = 0, part = 1; offset < item.fileSize; offset += media.settings.partSize, part += 1) {
       operations.push({
@@ -156,7 +156,7 @@ function registerMediaKind(
     return operations;
   };
 
-  const itemResource = (request: FastifyRequest, item: Screenshot, read = true) => {
+  const itemResource = (request: FastifyRequest, item: MediaAsset, read = true) => {
     let checksum = item.checksum;
     if (item.state === 'COMPLETE' && read && item.checksumHiddenReads > 0) {
       item.checksumHiddenReads -= 1;
@@ -202,13 +202,13 @@ function registerMediaKind(
     };
   };
 
-  const setResource = (request: FastifyRequest, set: ScreenshotSet) => ({
+  const setResource = (request: FastifyRequest, set: MediaSet) => ({
     type: setType,
     id: set.id,
     attributes: { [kind.typeAttribute]: set.displayType },
     relationships: {
       [itemType]: {
-        data: set.screenshots.map((id) => ({ type: itemType, id })),
+        data: set.items.map((id) => ({ type: itemType, id })),
         links: { self: `${origin(request)}/v1/${setType}/${set.id}/relationships/${itemType}` },
       },
     },
@@ -234,9 +234,7 @@ function registerMediaKind(
       return respond(reply, 200, `${kind.setSchema}sResponse`, {
         data: slice.map((s) => setResource(request, s)),
         ...(include && {
-          included: slice.flatMap((s) =>
-            s.screenshots.map((id) => itemResource(request, media.screenshots.get(id)!)),
-          ),
+          included: slice.flatMap((s) => s.items.map((id) => itemResource(request, media.assets.get(id)!))),
         }),
         links,
         meta,
@@ -276,12 +274,12 @@ function registerMediaKind(
         kind.name === 'screenshots' ? 'Screenshot Set Already Exists!' : 'Preview Set Already Exists!',
       );
     }
-    const set: ScreenshotSet = {
+    const set: MediaSet = {
       id: randomUUID(),
       kind: kind.name,
       localizationId,
       displayType,
-      screenshots: [],
+      items: [],
     };
     media.sets.set(set.id, set);
     return respond(reply, 201, `${kind.setSchema}Response`, {
@@ -300,7 +298,7 @@ function registerMediaKind(
   scope.delete<{ Params: { id: string } }>(`/${setType}/:id`, async (request, reply) => {
     const set = requireSet(request.params.id);
     assertEditable(set.localizationId);
-    for (const id of set.screenshots) media.screenshots.delete(id);
+    for (const id of set.items) media.assets.delete(id);
     media.sets.delete(set.id);
     deletedAt.set(`${kind.name}/${set.localizationId}/${set.displayType}`, state.now());
     return reply.code(204).send();
@@ -310,7 +308,7 @@ function registerMediaKind(
     const set = requireSet(request.params.id);
     const { slice, links, meta } = page(
       request,
-      set.screenshots.map((id) => media.screenshots.get(id)!),
+      set.items.map((id) => media.assets.get(id)!),
     );
     return respond(reply, 200, `${kind.itemSchema}sResponse`, {
       data: slice.map((s) => itemResource(request, s)),
@@ -323,7 +321,7 @@ function registerMediaKind(
     `/${setType}/:id/relationships/${itemType}`,
     async (request, reply) => {
       const set = requireSet(request.params.id);
-      const { slice, links, meta } = page(request, set.screenshots);
+      const { slice, links, meta } = page(request, set.items);
       return respond(reply, 200, `${linkages}Response`, {
         data: slice.map((id) => ({ type: itemType, id })),
         links,
@@ -340,9 +338,9 @@ function registerMediaKind(
       assertEditable(set.localizationId);
       const ids = (request.body as { data: { id: string }[] }).data.map((d) => d.id);
       const permutation =
-        ids.length === set.screenshots.length &&
+        ids.length === set.items.length &&
         new Set(ids).size === ids.length &&
-        ids.every((id) => set.screenshots.includes(id));
+        ids.every((id) => set.items.includes(id));
       if (!permutation) {
         throw new AscFailure(
           409,
@@ -352,7 +350,7 @@ function registerMediaKind(
           { pointer: '/data' },
         );
       }
-      set.screenshots = ids;
+      set.items = ids;
       return reply.code(204).send();
     },
   );
@@ -368,7 +366,7 @@ function registerMediaKind(
     const set = requireSet(data.relationships[kind.setRelationship]!.data.id);
     assertEditable(set.localizationId);
     // Every record counts, failed and unfinished ones too (A1.4).
-    if (set.screenshots.length >= kind.max) {
+    if (set.items.length >= kind.max) {
       throw new AscFailure(
         409,
         'STATE_ERROR',
@@ -377,7 +375,7 @@ function registerMediaKind(
       );
     }
     const { fileName, fileSize } = data.attributes;
-    const item: Screenshot = {
+    const item: MediaAsset = {
       id: randomUUID(),
       kind: kind.name,
       setId: set.id,
@@ -393,8 +391,8 @@ function registerMediaKind(
       expiresAt: state.now() + UPLOAD_LIFETIME_MS,
       checksumHiddenReads: 0,
     };
-    media.screenshots.set(item.id, item);
-    set.screenshots.push(item.id);
+    media.assets.set(item.id, item);
+    set.items.push(item.id);
     if (media.settings.failCreatedReservations > 0) {
       media.settings.failCreatedReservations -= 1;
       throw new AscFailure(503, 'UNEXPECTED_ERROR', 'An unexpected error occurred.');
@@ -456,14 +454,14 @@ function registerMediaKind(
     const item = requireItem(request.params.id);
     const set = media.sets.get(item.setId)!;
     assertEditable(set.localizationId);
-    set.screenshots = set.screenshots.filter((id) => id !== item.id);
-    media.screenshots.delete(item.id);
+    set.items = set.items.filter((id) => id !== item.id);
+    media.assets.delete(item.id);
     return reply.code(204).send();
   });
 
   /** Processing: the checks Apple makes after the commit, reported in the delivery state only. */
-  function process(item: Screenshot) {
-    if (!media.screenshots.has(item.id)) return;
+  function process(item: MediaAsset) {
+    if (!media.assets.has(item.id)) return;
     const fail = (code: string, description: string) => {
       item.state = 'FAILED';
       item.errors = [{ code, description }];
@@ -500,7 +498,7 @@ function registerMediaKind(
 }
 
 /** Bytes of the parts received so far. */
-const receivedBytes = (shot: Screenshot, partSize: number) =>
+const receivedBytes = (shot: MediaAsset, partSize: number) =>
   shot.received.reduce(
     (sum, done, index) => (done ? sum + Math.min(partSize, shot.fileSize - index * partSize) : sum),
     0,
@@ -530,7 +528,7 @@ export function registerUploadRoute(app: FastifyInstance, state: AppStoreState):
     scope.put<{ Params: { id: string }; Querystring: { partNumber?: string; Expires?: string } }>(
       '/emulator-uploads/:id',
       async (request, reply) => {
-        const shot = state.media.screenshots.get(request.params.id);
+        const shot = state.media.assets.get(request.params.id);
         if (shot === undefined)
           return reply.code(404).type('application/xml').send('<Error><Code>NoSuchUpload</Code></Error>');
         if (shot.state !== 'AWAITING_UPLOAD' || state.now() > shot.expiresAt) {

@@ -10,7 +10,7 @@ import { authenticate } from './auth.js';
 import { AscFailure, notFoundError } from './errors.js';
 import { createJsonApi } from './json-api.js';
 import type { AppStoreState } from './state.js';
-import { registerScreenshotRoutes, registerUploadRoute } from './media.js';
+import { registerMediaRoutes, registerUploadRoute } from './media.js';
 import { registerLocalizationWrites } from './writes.js';
 
 export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreState, faults: Faults): void {
@@ -201,7 +201,7 @@ export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreSt
       );
 
       registerLocalizationWrites(scope, state, spec, api);
-      registerScreenshotRoutes(scope, state, spec, api);
+      registerMediaRoutes(scope, state, spec, api);
     },
     { prefix: '/v1' },
   );

@@ -1,6 +1,6 @@
 /** The App Store Connect emulator's data: apps, appInfos, versions, localizations, rate usage. */
 import { createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
-import { DEFAULT_MEDIA_SETTINGS, type Screenshot, type ScreenshotSet } from './media-state.js';
+import { DEFAULT_MEDIA_SETTINGS, type MediaAsset, type MediaSet } from './media-state.js';
 
 export interface AscSeed {
   keys?: { issuerId: string; keyId: string; publicKey: string }[];
@@ -50,8 +50,8 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
   let pageSize = seed.pageSize ?? 200;
   const counters = { requests: 0, writes: 0 };
   const media = {
-    sets: new Map<string, ScreenshotSet>(),
-    screenshots: new Map<string, Screenshot>(),
+    sets: new Map<string, MediaSet>(),
+    assets: new Map<string, MediaAsset>(),
     settings: { ...DEFAULT_MEDIA_SETTINGS },
   };
 
@@ -111,7 +111,7 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
     reset() {
       for (const map of [keys, apps, appInfos, versions, infoLocs, versionLocs, usage]) map.clear();
       media.sets.clear();
-      media.screenshots.clear();
+      media.assets.clear();
       media.settings = { ...DEFAULT_MEDIA_SETTINGS };
       hourlyLimit = 3600;
       pageSize = 200;

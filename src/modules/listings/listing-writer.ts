@@ -11,7 +11,7 @@ import { newId } from '../../shared/ids.js';
 import { isStoreLocale, STORE_LABEL, unknownLocaleMessage, type Store } from '../../shared/stores.js';
 import { actorOf } from '../audit/index.js';
 import type { RequestContext } from '../access/index.js';
-import { isLinked, STORE_IDENTIFIER, type Project } from '../projects/index.js';
+import { isLinked, projectsRepository, STORE_IDENTIFIER, type Project } from '../projects/index.js';
 import { fieldState } from './changeset.js';
 import { checkFieldValue, fieldNames, listingWarnings, type Warning } from './fields.js';
 import type { EditSource, FieldEdits, FieldState, FieldView, Listing } from './listing.js';
@@ -99,12 +99,12 @@ export function createListingWriter(deps: { db: Executor; clock: Clock; outbox: 
   const { db, clock, outbox } = deps;
 
   /**
-   * Runs `work` in a transaction that holds the project's listings lock (lockProjectListings):
+   * Runs `work` in a transaction that holds the project's listings lock (projectsRepository.lock):
    * every write of a project's listings reads the fields as the previous one left them.
    */
   const writeListings = <T>(projectId: string, work: (trx: Executor) => Promise<T>): Promise<T> =>
     db.transaction().execute(async (trx) => {
-      await repo.lockProjectListings(trx, projectId);
+      await projectsRepository.lock(trx, projectId);
       return work(trx);
     });
 

@@ -15,21 +15,6 @@ export interface ListingWithFields extends ListingRow {
   fields: FieldRow[];
 }
 
-/**
- * Takes the project's row lock for the rest of the transaction. Every transaction that writes a
- * project's listings takes it first (edits, imports, copies, reverts, approvals, sync merges, push
- * bookkeeping), so each reads the fields as the one before left them: on PostgreSQL's READ
- * COMMITTED two edits of one field would otherwise both record the same "old" value. One lock per
- * project, always taken first, cannot deadlock. A no-op update works on both dialects.
- */
-export async function lockProjectListings(db: Executor, projectId: string): Promise<void> {
-  await db
-    .updateTable('projects')
-    .set((eb) => ({ id: eb.ref('id') }))
-    .where('id', '=', projectId)
-    .execute();
-}
-
 export async function findListing(db: Executor, projectId: string, store: string, locale: string) {
   return db
     .selectFrom('listings')
@@ -233,7 +218,6 @@ export async function storeDrift(db: Executor, projectId: string) {
 }
 
 export const listingsRepository = {
-  lockProjectListings,
   find: findListing,
   listWithFields: listListings,
   listFields,

@@ -5,6 +5,7 @@
  */
 import type { LocaleChange, StoreSnapshot } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
+import { projectsRepository } from '../projects/index.js';
 import { newId } from '../../shared/ids.js';
 import type { Store } from '../../shared/stores.js';
 import type { AuditActor } from '../audit/index.js';
@@ -70,7 +71,7 @@ export async function mergeSnapshot(
   snapshot: StoreSnapshot,
   at: string,
 ): Promise<MergeResult> {
-  await repo.lockProjectListings(db, scope.projectId);
+  await projectsRepository.lock(db, scope.projectId);
   const existing = (await repo.listWithFields(db, scope.organizationId, scope.projectId)).filter(
     (l) => l.store === store,
   );
@@ -159,7 +160,7 @@ export async function recordPush(
   removed: string[],
   at: string,
 ): Promise<void> {
-  await repo.lockProjectListings(db, scope.projectId);
+  await projectsRepository.lock(db, scope.projectId);
   for (const change of accepted) {
     const listing = await repo.find(db, scope.projectId, store, change.locale);
     if (listing === undefined) continue;

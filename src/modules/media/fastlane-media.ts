@@ -12,7 +12,7 @@
  * Exported names sort in slot order, so a re-import restores the same order.
  */
 import type { Store } from '../../shared/stores.js';
-import { previewSlot, slotRule, type SlotRule } from './slots.js';
+import { previewSlot } from './slots.js';
 
 const IMAGE_EXTENSIONS = /\.(png|jpe?g)$/i;
 const VIDEO_EXTENSIONS = /\.(mp4|mov|m4v)$/i;
@@ -163,5 +163,3 @@ export function shadowedByFramed(files: MediaFile[]): Set<string> {
   }
   return dropped;
 }
-
-export const ruleFor = (store: Store, slotType: string): SlotRule | undefined => slotRule(store, slotType);

@@ -54,6 +54,30 @@ const CONTENT_TYPES: Record<ImageFormat | VideoContainer, string> = {
   mov: 'video/quicktime',
 };
 
+/** What was read from a stored file's bytes, from its blob row (checked again on a copy). */
+export function factsOfBlob(blob: {
+  kind: string;
+  content_type: string;
+  width: number | null;
+  height: number | null;
+  has_alpha: number;
+  bytes: number;
+  duration_ms: number | null;
+}): FileFacts {
+  const format = (Object.keys(CONTENT_TYPES) as (ImageFormat | VideoContainer)[]).find(
+    (f) => CONTENT_TYPES[f] === blob.content_type,
+  )!;
+  return {
+    kind: blob.kind as FileFacts['kind'],
+    format,
+    width: blob.width,
+    height: blob.height,
+    hasAlpha: blob.has_alpha === 1,
+    bytes: Number(blob.bytes),
+    durationMs: blob.duration_ms,
+  };
+}
+
 async function head(file: string, length: number, position = 0): Promise<Buffer> {
   const handle = await fs.open(file);
   try {

@@ -11,6 +11,7 @@ import type { Store } from '../../shared/stores.js';
 import type { RequestContext } from '../access/index.js';
 import { actorOf } from '../audit/index.js';
 import { PLANS, type OrganizationsRepository, type Plan } from '../organizations/index.js';
+import { projectsRepository } from '../projects/index.js';
 import type { MediaEditSource, MediaItem, MediaSlot } from './media.js';
 import { mediaRepository as repo, type ItemWithBlob, type SlotRow } from './media.repository.js';
 import { slotRule } from './slots.js';
@@ -136,7 +137,7 @@ export function createSlotWriter(deps: {
 
   const writeProject = <T>(projectId: string, work: (trx: Executor) => Promise<T>) =>
     db.transaction().execute(async (trx) => {
-      await repo.lockProject(trx, projectId);
+      await projectsRepository.lock(trx, projectId);
       return work(trx);
     });
 
@@ -164,7 +165,7 @@ export function createSlotWriter(deps: {
     }
   }
 
-  return { readSlot, writeSlot, writeProject, holdAll, quotaOf, emptySlot };
+  return { readSlot, writeSlot, writeProject, holdAll };
 }
 
 export type SlotWriter = ReturnType<typeof createSlotWriter>;

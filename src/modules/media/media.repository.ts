@@ -15,15 +15,6 @@ export type SlotRow = MediaSlotsTable;
 export type MediaHistoryRow = MediaHistoryTable;
 export type ItemWithBlob = ItemRow & Omit<BlobRow, 'sha256' | 'state' | 'touched_at' | 'created_at'>;
 
-/** Serializes a project's media writes (the same row lock as its listing writes). */
-async function lockProject(db: Executor, projectId: string): Promise<void> {
-  await db
-    .updateTable('projects')
-    .set((eb) => ({ id: eb.ref('id') }))
-    .where('id', '=', projectId)
-    .execute();
-}
-
 async function findBlob(db: Executor, sha256: string): Promise<BlobRow | undefined> {
   return db.selectFrom('blobs').selectAll().where('sha256', '=', sha256).executeTakeFirst();
 }
@@ -297,7 +288,6 @@ async function deleteBlobRow(db: Executor, sha256: string): Promise<void> {
 }
 
 export const mediaRepository = {
-  lockProject,
   findBlob,
   touchBlob,
   lockOrganization,

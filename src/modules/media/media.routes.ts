@@ -379,8 +379,9 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
       tags,
       summary: 'The bytes of a media file',
       description:
-        'For files a project of your organization uses. `?thumb=1`: a WebP thumbnail (images). Supports `Range` ' +
-        '(206) and `If-None-Match` (304); the content never changes, so it may be cached for a year.',
+        'For files a project of your organization uses (404 otherwise). `?thumb=1`: a WebP thumbnail, at most ' +
+        '320 pixels a side (images only; 404 for a video). Supports one `Range` (206; 416 outside the file) and ' +
+        '`If-None-Match` (304); the content never changes, so it may be cached privately for a year.',
       security: BEARER,
       params: Type.Object({ sha256: Type.String({ maxLength: 64 }) }),
       querystring: Type.Object({ thumb: Type.Optional(StringEnum(['0', '1'])) }),
@@ -409,7 +410,7 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
         file.stream.destroy();
         return reply.code(304).send();
       }
-      if (file.bytes >= 0) void reply.header('Accept-Ranges', 'bytes');
+      if (file.bytes !== null) void reply.header('Accept-Ranges', 'bytes');
       if (file.range !== null) {
         return reply
           .code(206)
@@ -417,7 +418,7 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
           .header('Content-Length', file.range.end - file.range.start + 1)
           .send(file.stream);
       }
-      if (file.bytes >= 0) void reply.header('Content-Length', file.bytes);
+      if (file.bytes !== null) void reply.header('Content-Length', file.bytes);
       return reply.send(file.stream);
     },
   });

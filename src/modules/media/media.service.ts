@@ -20,6 +20,7 @@ import {
 import { authorize, type RequestContext } from '../access/index.js';
 import type { OrganizationsRepository } from '../organizations/index.js';
 import { isLinked, STORE_IDENTIFIER, type Project, type ProjectsService } from '../projects/index.js';
+import { factsOfBlob } from './file-inspection.js';
 import { createIngest, fileKey, thumbnailKey } from './media-ingest.js';
 import { createSlotWriter, parseList, toSlots } from './media-slots.js';
 import type { MediaEditSource, MediaHistoryEntry, MediaItem, MediaSlot } from './media.js';
@@ -42,15 +43,15 @@ export interface Upload {
 export interface Download {
   stream: Readable;
   contentType: string;
-  /** Size of the whole file. */
-  bytes: number;
+  /** Size of the whole file; null for a thumbnail (made once, its size not kept). */
+  bytes: number | null;
   etag: string;
   range: BlobRange | null;
 }
 
 export function createMediaService({ db, clock, blobs, projects, organizations }: MediaServiceDeps) {
   const ingest = createIngest({ db, clock, blobs });
-  const { readSlot, writeSlot, writeProject, holdAll, quotaOf } = createSlotWriter({
+  const { readSlot, writeSlot, writeProject, holdAll } = createSlotWriter({
     db,
     clock,
     organizations,
@@ -64,12 +65,7 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
     slotType: string,
   ): Promise<{ project: Project; rule: SlotRule }> {
     const project = await projects.require(ctx, projectId);
-    if (!isLinked(project, store)) {
-      throw invalidField(
-        'store',
-        `the project has no ${STORE_IDENTIFIER[store]}: link it to ${STORE_LABEL[store]} first`,
-      );
-    }
+    requireLinked(project, store, 'store');
     if (!isStoreLocale(store, locale)) throw invalidField('locale', unknownLocaleMessage(store, locale));
     const rule = slotRule(store, slotType);
     if (rule === undefined) {
@@ -222,21 +218,11 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
         to: { store: Store; locale?: string };
         slotTypes?: string[];
       },
-      source: MediaEditSource = 'copy',
     ): Promise<{ slots: MediaSlot[]; copied: { from: string; to: string; items: number }[] }> {
       authorize(ctx, 'media.copy');
       const project = await projects.require(ctx, projectId);
-      for (const [side, store] of [
-        ['from', input.from.store],
-        ['to', input.to.store],
-      ] as const) {
-        if (!isLinked(project, store)) {
-          throw invalidField(
-            `${side}.store`,
-            `the project has no ${STORE_IDENTIFIER[store]}: link it to ${STORE_LABEL[store]} first`,
-          );
-        }
-      }
+      requireLinked(project, input.from.store, 'from.store');
+      requireLinked(project, input.to.store, 'to.store');
       const sourceSlots = await toSlots(
         db,
         await repo.listSlots(db, projectId, { store: input.from.store, locale: input.from.locale }),
@@ -271,24 +257,17 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
         throw invalid(`Nothing to copy: ${input.from.store}/${input.from.locale} has no media`);
 
       const locales = await targetLocales(project, input);
+      const blobs = await repo.itemsWithBlobs(
+        db,
+        wanted.flatMap(({ slot }) => slot.items.map((item) => item.id)),
+      );
       const breaks: { field: string; message: string }[] = [];
       for (const [index, { slot, rule }] of wanted.entries()) {
         if (slot.items.length > rule.maxItems) {
           breaks.push({ field: `slotTypes[${index}]`, message: countBreak(rule, slot.items.length).message });
         }
         for (const item of slot.items) {
-          const facts = {
-            kind: item.kind,
-            format: formatOf(item.contentType),
-            width: item.width,
-            height: item.height,
-            hasAlpha: false,
-            bytes: item.bytes,
-            durationMs: item.durationMs,
-          };
-          const blob = await repo.findBlob(db, item.sha256);
-          facts.hasAlpha = blob?.has_alpha === 1;
-          for (const b of checkFile(rule, facts).breaks) {
+          for (const b of checkFile(rule, factsOfBlob(blobs.get(item.id)!)).breaks) {
             breaks.push({
               field: `slotTypes[${index}].items[${item.position - 1}].${b.rule}`,
               message: `${item.fileName}: ${b.message}`,
@@ -321,7 +300,7 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
                 ctx,
                 projectId,
                 { store: input.to.store, locale, slotType: target },
-                source,
+                'copy',
                 () => items.map((item) => item.id),
               ),
             );
@@ -405,7 +384,7 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
         return {
           stream,
           contentType: options.thumbnail ? 'image/webp' : blob.content_type,
-          bytes: bytes ?? -1,
+          bytes,
           etag: `"${sha256}${options.thumbnail ? '-thumb' : ''}"`,
           range,
         };
@@ -413,12 +392,6 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
         if (error instanceof BlobNotFoundError) throw notFound('Media file');
         throw error;
       }
-    },
-
-    /** Storage the organization uses and its plan's limit. */
-    async usage(organizationId: string): Promise<{ used: number; limit: number | null }> {
-      const { used, limit } = await quotaOf(db, organizationId);
-      return { used, limit };
     },
   };
 
@@ -452,6 +425,16 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
   }
 }
 
+/** 400 naming `field` when the project is not linked to the store. */
+export function requireLinked(project: Project, store: Store, field: string): void {
+  if (!isLinked(project, store)) {
+    throw invalidField(
+      field,
+      `the project has no ${STORE_IDENTIFIER[store]}: link it to ${STORE_LABEL[store]} first`,
+    );
+  }
+}
+
 const countBreak = (rule: SlotRule, count: number) =>
   invalid(`file: ${rule.label} hold at most ${rule.maxItems} files; the slot has ${count}`, [
     {
@@ -461,17 +444,6 @@ const countBreak = (rule: SlotRule, count: number) =>
       length: count,
     },
   ]);
-
-const formatOf = (contentType: string) =>
-  (
-    ({
-      'image/png': 'png',
-      'image/jpeg': 'jpeg',
-      'video/mp4': 'mp4',
-      'video/quicktime': 'mov',
-      'video/x-m4v': 'm4v',
-    }) as const
-  )[contentType as 'image/png'] ?? 'png';
 
 /** The default target slot type of a cross-store copy (or the same type within a store). */
 function targetSlotType(from: Store, to: Store, slot: MediaSlot): string | undefined {

@@ -222,12 +222,6 @@ export const SLOT_RULES: readonly SlotRule[] = rules;
 export const slotRule = (store: Store, slotType: string): SlotRule | undefined =>
   byKey.get(`${store}/${slotType}`);
 
-export const slotTypes = (store: Store): string[] =>
-  rules.filter((rule) => rule.store === store).map((rule) => rule.slotType);
-
-/** Slots that hold one image, which an upload replaces (Play's icon, feature graphic, TV banner). */
-export const isSingleImage = (rule: SlotRule) => rule.maxItems === 1;
-
 /** The largest upload any slot accepts: the bound of the streaming limit before the slot is known. */
 export const MAX_UPLOAD_BYTES = Math.max(...rules.map((rule) => rule.maxBytes));
 

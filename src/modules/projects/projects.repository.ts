@@ -139,9 +139,25 @@ export function toProject(row: ProjectColumns): Project {
   };
 }
 
+/**
+ * Takes the project's row lock for the rest of the transaction. Every transaction that writes a
+ * project's listings or media takes it first (edits, imports, copies, reverts, approvals, sync
+ * merges, push bookkeeping, media slots), so each reads the fields as the one before left them: on PostgreSQL's READ
+ * COMMITTED two edits of one field would otherwise both record the same "old" value. One lock per
+ * project, always taken first, cannot deadlock. A no-op update works on both dialects.
+ */
+async function lockProject(db: Executor, projectId: string): Promise<void> {
+  await db
+    .updateTable('projects')
+    .set((eb) => ({ id: eb.ref('id') }))
+    .where('id', '=', projectId)
+    .execute();
+}
+
 /** The projects table, for the services that the composition root gives it to. */
 export const projectsRepository = {
   insert: insertProject,
+  lock: lockProject,
   listPage: listProjects,
   search: searchProjects,
   findRow: findProjectRow,

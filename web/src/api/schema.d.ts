@@ -521,7 +521,7 @@ export interface paths {
         };
         /**
          * The bytes of a media file
-         * @description For files a project of your organization uses. `?thumb=1`: a WebP thumbnail (images). Supports `Range` (206) and `If-None-Match` (304); the content never changes, so it may be cached for a year.
+         * @description For files a project of your organization uses (404 otherwise). `?thumb=1`: a WebP thumbnail, at most 320 pixels a side (images only; 404 for a video). Supports one `Range` (206; 416 outside the file) and `If-None-Match` (304); the content never changes, so it may be cached privately for a year.
          */
         get: operations["media.download"];
         put?: never;

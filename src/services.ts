@@ -44,7 +44,12 @@ import { createEventStream, createOutbox } from './modules/events/index.js';
 import { createWebhookFanOut, createWebhooksService } from './modules/webhooks/index.js';
 import { createJobQueue, WAKE_AFTER_MS, type JobQueue } from './jobs/index.js';
 import { createBlobStore, type BlobStore } from './blobs/index.js';
-import { createMediaCollection, createMediaService, createMediaTransfer } from './modules/media/index.js';
+import {
+  createMediaCollection,
+  createMediaService,
+  createMediaTransfer,
+  createStoreMedia,
+} from './modules/media/index.js';
 import pino, { type Logger } from 'pino';
 import type { Clock } from './shared/clock.js';
 import type { KeyRing } from './shared/key-ring.js';
@@ -100,8 +105,18 @@ export function createServices(deps: ServiceDeps) {
     outbox,
     ...(deps.lockWaitMs !== undefined && { lockWaitMs: deps.lockWaitMs }),
   });
-  const sync = createSyncService({ db, clock, projects, credentials, runner });
-  const push = createPushService({ db, clock, projects, credentials, diffs, approvals, runner });
+  const storeMedia = createStoreMedia({ db, clock, blobs, organizations });
+  const sync = createSyncService({ db, clock, projects, credentials, runner, media: storeMedia });
+  const push = createPushService({
+    db,
+    clock,
+    projects,
+    credentials,
+    diffs,
+    approvals,
+    runner,
+    media: storeMedia,
+  });
 
   const apiKeys = createApiKeysService({ db, clock, audit, members, issueKey });
   const sessions = createSessionsService({

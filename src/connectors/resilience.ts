@@ -9,6 +9,7 @@
  * account for a while (STORE_UNAVAILABLE at once instead of minutes of retries), any success
  * closes it again.
  */
+import { Readable } from 'node:stream';
 import {
   BrokenCircuitError,
   bulkhead,
@@ -61,9 +62,14 @@ export interface HttpCall {
   method: string;
   url: string;
   headers?: Record<string, string>;
-  body?: string;
+  /** Text, or for files a stream opened afresh for each attempt (sent with its Content-Length header). */
+  body?: string | (() => Promise<Readable>);
   /** Whether repeating the call after an unknown outcome (5xx, timeout) is safe. 429 is always retried. */
   idempotent: boolean;
+  /** Each attempt's limit when not the policy's (file transfers take longer than JSON calls). */
+  timeoutMs?: number;
+  /** Reads a successful answer's body as a stream inside the attempt (downloads); `text` is then empty. */
+  onBody?: (body: Readable) => Promise<void>;
 }
 
 /** No answer came at all (refused, reset, timed out). */
@@ -169,7 +175,8 @@ export async function send(
     }),
     { maxAttempts: policy.retries, backoff },
   );
-  const attemptTimeout = timeout(policy.timeoutMs, TimeoutStrategy.Aggressive);
+  const limitMs = call.timeoutMs ?? policy.timeoutMs;
+  const attemptTimeout = timeout(limitMs, TimeoutStrategy.Aggressive);
   try {
     return await wrap(account.bulkhead, account.breaker, retrying, attemptTimeout).execute(
       async ({ signal }) => {
@@ -177,12 +184,20 @@ export async function send(
         if (call.method !== 'GET') await counter?.beforeWrite?.();
         if (counter) counter.calls += 1;
         try {
+          const streamed = typeof call.body === 'function';
           const res = await fetch(call.url, {
             method: call.method,
             headers: call.headers,
-            body: call.body,
+            body: streamed
+              ? (Readable.toWeb(await (call.body as () => Promise<Readable>)()) as ReadableStream)
+              : (call.body as string | undefined),
             signal,
+            ...(streamed && { duplex: 'half' }),
           });
+          if (call.onBody !== undefined && res.status < 300 && res.body !== null) {
+            await call.onBody(Readable.fromWeb(res.body));
+            return { status: res.status, headers: res.headers, text: '' } satisfies HttpResponse;
+          }
           return { status: res.status, headers: res.headers, text: await res.text() } satisfies HttpResponse;
         } catch (error) {
           if (signal.aborted) throw error; // the attempt's timeout: cockatiel reports it
@@ -199,7 +214,7 @@ export async function send(
     if (error instanceof BrokenCircuitError) throw new StoreUnavailableError(account.breakerPolicy.openMs);
     if (error instanceof TaskCancelledError) {
       throw new NetworkError(
-        `${call.method} ${new URL(call.url).pathname} failed: no answer within ${policy.timeoutMs} ms`,
+        `${call.method} ${new URL(call.url).pathname} failed: no answer within ${limitMs} ms`,
         {
           cause: error,
         },

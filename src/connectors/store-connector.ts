@@ -2,6 +2,7 @@
  * The one interface behind which both stores sit. Services speak in listings (locale → field →
  * text, with our field names); connectors translate to Apple's or Google's API and back.
  */
+import type { Readable } from 'node:stream';
 import type { Store } from '../shared/stores.js';
 
 /** App Store Connect API credentials: a team key (issuer, key id, the .p8). */
@@ -35,6 +36,70 @@ export type FieldValues = Record<string, string | null>;
 /** What a store holds for one app: locale → field → text. */
 export type StoreSnapshot = Map<string, FieldValues>;
 
+/**
+ * One file in a store's media slot, as the store names it. Slot types are ours: App Store display
+ * types (`APP_IPHONE_67`), preview types as `PREVIEW_<previewType>`, Google Play image types.
+ */
+export interface StoreMediaFile {
+  /**
+   * The store's identity of the file: App Store `sourceFileChecksum` (MD5 of the file as
+   * uploaded; null while processing has not shown it), Google Play `sha256`.
+   */
+  checksum: string | null;
+  /** Where the bytes can be downloaded; App Store serves a re-encoded copy (never compare its bytes). */
+  url: string | null;
+  fileName: string | null;
+}
+
+/** locale → slot type → files in store order (settled files only). */
+export type StoreMedia = Map<string, Map<string, StoreMediaFile[]>>;
+
+/** A file a push may upload: what the store needs to know, and its bytes on demand. */
+export interface MediaFile {
+  sha256: string;
+  md5: string;
+  bytes: number;
+  contentType: string;
+  fileName: string;
+  /** The bytes (or a range, inclusive), streamed from the blob store. */
+  open(range?: { start: number; end: number }): Promise<Readable>;
+}
+
+/** A slot a push brings to exactly `files`, in order. */
+export interface MediaSlotChange {
+  locale: string;
+  slotType: string;
+  files: MediaFile[];
+}
+
+export interface MediaItemFailure {
+  locale: string;
+  slotType: string;
+  /** The file the store refused, when one was. */
+  sha256: string | null;
+  error: { code: string; message: string };
+}
+
+/** What a push left in a slot. */
+export interface MediaSlotResult {
+  locale: string;
+  slotType: string;
+  /** SHA-256 of the files the slot holds after the push, in store order; null when not known. */
+  stored: string[] | null;
+  uploaded: number;
+  deleted: number;
+  reordered: boolean;
+  failures: MediaItemFailure[];
+}
+
+/** Progress of a media push, one settled (or failed) file at a time. */
+export interface MediaProgress {
+  locale: string;
+  slotType: string;
+  sha256: string;
+  state: 'uploaded' | 'failed';
+}
+
 /** One locale's changes for a push; `create` when the store does not have the locale yet. */
 export interface LocaleChange {
   locale: string;
@@ -51,6 +116,10 @@ export interface PushOptions {
   beforeWrite?: () => Promise<void>;
   /** Told each locale whose changes the store took (progress of a background push). */
   onLocaleWritten?: (locale: string) => void;
+  /** Media slots to bring to their files (changed slots only). */
+  media?: MediaSlotChange[];
+  /** Told each file the store settled or refused (progress of a background push). */
+  onMediaItem?: (progress: MediaProgress) => void;
 }
 
 export interface LocaleFailure {
@@ -65,12 +134,17 @@ export interface PushReport {
   written: string[];
   removed: string[];
   failures: LocaleFailure[];
+  /** One result per media slot of the push. */
+  media: MediaSlotResult[];
+  /** Bytes of media sent to the store. */
+  uploadedBytes: number;
   /** Store calls made, for logs and benchmarks. */
   calls: number;
 }
 
 export interface ReadReport {
   snapshot: StoreSnapshot;
+  media: StoreMedia;
   calls: number;
 }
 
@@ -85,6 +159,11 @@ export interface StoreConnector {
    * when nothing could be written (auth, no editable version, edit could not be opened).
    */
   write(appRef: string, changes: LocaleChange[], options: PushOptions): Promise<PushReport>;
+  /**
+   * Streams the bytes of a store file (`StoreMediaFile.url`) into `into`, which may be called again
+   * when an attempt fails midway. Throws StoreError.
+   */
+  download(url: string, into: (body: Readable) => Promise<void>): Promise<void>;
 }
 
 /** A store's refusal or failure, mapped from its own error body (stores.md §6). */

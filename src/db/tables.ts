@@ -170,9 +170,11 @@ export interface OperationsTable {
   cancel_requested_at: string | null;
   /** Renewed by the instance that runs the operation; past it, the operation is resumed or failed. */
   lease_expires_at: string | null;
-  /** 1 once a store write was attempted: a run that then dies is failed, never repeated. */
+  /** 1 once a store write was attempted: a run that then dies is failed, unless it is a background push. */
   writes_started: number | null;
   queued_at: string | null;
+  /** JSON of the changeset a background push started with (what a resumed push pushes). */
+  prepared: string | null;
 }
 
 /** A dashboard session; the cookie's value is never stored, only its hash. */
@@ -361,7 +363,18 @@ export interface MediaSlotsTable {
   items: string;
   /** JSON array of SHA-256: what the store had at the last sync or push; null if never read. */
   base: string | null;
+  /** JSON array of SHA-256: the store's files when a sync found both sides changed; else null. */
+  conflict: string | null;
   updated_at: string;
+}
+
+/** A store's name for a file (App Store: the source MD5; Google Play: the SHA-256) and ours. */
+export interface StoreMediaFilesTable {
+  organization_id: string;
+  store: string;
+  checksum: string;
+  sha256: string;
+  created_at: string;
 }
 
 export interface MediaHistoryTable {
@@ -408,4 +421,5 @@ export interface Database {
   media_items: MediaItemsTable;
   media_slots: MediaSlotsTable;
   media_history: MediaHistoryTable;
+  store_media_files: StoreMediaFilesTable;
 }

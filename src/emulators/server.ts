@@ -27,8 +27,10 @@ export interface Emulators {
   appStore: AppStoreState;
   play: PlayState;
   faults: Faults;
-  /** Back to the seed the emulators started with: state, counters and faults. */
+  /** Back to the seed the emulators started with: state, counters, faults and the call log. */
   restore(): void;
+  /** The latest calls, as "METHOD /path", oldest first. */
+  calls: string[];
 }
 
 export function createEmulators(seed: EmulatorSeed = {}, options: { now?: () => number } = {}): Emulators {
@@ -38,7 +40,15 @@ export function createEmulators(seed: EmulatorSeed = {}, options: { now?: () => 
   const faults = createFaults();
   const app = Fastify({ logger: false, bodyLimit: 5 * 1024 * 1024 });
 
+  // Every call, as "METHOD /path", for tests that count the calls a client makes (the latest 5,000).
+  const calls: string[] = [];
+  app.addHook('onRequest', async (request) => {
+    calls.push(`${request.method} ${request.url.split('?')[0]}`);
+    if (calls.length > 5_000) calls.shift();
+  });
+
   const restore = () => {
+    calls.length = 0;
     appStore.reset();
     play.reset();
     faults.clear();
@@ -81,5 +91,5 @@ export function createEmulators(seed: EmulatorSeed = {}, options: { now?: () => 
       openEdits: play.openEdits().map((e) => ({ id: e.id, packageName: e.packageName })),
     }));
   });
-  return { app, appStore, play, faults, restore };
+  return { app, appStore, play, faults, restore, calls };
 }

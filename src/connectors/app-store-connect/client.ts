@@ -7,6 +7,7 @@ import {
   send,
   StoreUnavailableError,
   type AccountPolicies,
+  type HttpCall,
   type RetryPolicy,
 } from '../resilience.js';
 import type { CallCounter } from '../resilience.js';
@@ -17,6 +18,8 @@ import type { JsonApiResource } from './mapper.js';
 
 /** Apple refuses tokens that live longer than 20 minutes; ours live 15 and are renewed 1 minute early. */
 const TOKEN_LIFETIME_S = 15 * 60;
+/** A part or a download may take far longer than an API call. */
+export const TRANSFER_TIMEOUT_MS = 5 * 60_000;
 
 export interface AscClientOptions {
   baseUrl: string;
@@ -97,6 +100,36 @@ export function createAscClient(secret: AppStoreSecret, options: AscClientOption
     }
   }
 
+  /**
+   * A call outside the API (an upload part, a download): no JWT — the URL is the credential — but
+   * under the account's policies. Throws StoreError when it still fails after its retries.
+   */
+  async function transfer(counter: Counter, call: HttpCall): Promise<void> {
+    let response;
+    try {
+      response = await send(
+        { timeoutMs: TRANSFER_TIMEOUT_MS, ...call },
+        options.policy,
+        options.account,
+        counter,
+      );
+    } catch (error) {
+      if (error instanceof NetworkError || error instanceof StoreUnavailableError) {
+        throw new StoreError('appstore', 'NETWORK_ERROR', error.message, null, true);
+      }
+      throw error;
+    }
+    if (response.status >= 300) {
+      throw new StoreError(
+        'appstore',
+        'UPLOAD_FAILED',
+        `${call.method} ${new URL(call.url).pathname} answered ${response.status}`,
+        response.status,
+        response.status >= 500,
+      );
+    }
+  }
+
   /** Every item of a collection, following links.next until it is absent. */
   async function all(counter: Counter, path: string): Promise<JsonApiResource[]> {
     const items: JsonApiResource[] = [];
@@ -109,7 +142,7 @@ export function createAscClient(secret: AppStoreSecret, options: AscClientOption
     return items;
   }
 
-  return { call, all };
+  return { call, all, transfer };
 }
 
 export type AscClient = ReturnType<typeof createAscClient>;

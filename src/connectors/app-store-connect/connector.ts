@@ -14,6 +14,7 @@ import {
   type AppStoreSecret,
   type LocaleChange,
   type LocaleFailure,
+  type MediaSlotResult,
   type PushOptions,
   type PushReport,
   type ReadReport,
@@ -21,6 +22,7 @@ import {
   type StoreSnapshot,
 } from '../store-connector.js';
 import { createAscClient } from './client.js';
+import { createAscMedia, DEFAULT_PROCESSING, type ProcessingPolicy } from './media.js';
 import { readContainers, type Container } from './containers.js';
 import {
   ALWAYS_EDITABLE,
@@ -42,6 +44,8 @@ export interface AppStoreConnectorOptions {
   concurrency?: number;
   /** The accounts' bulkheads and breakers (shared by the connectors of one factory). */
   accounts?: AccountRegistry;
+  /** How long to wait for Apple to process an uploaded file. */
+  processing?: Partial<ProcessingPolicy>;
 }
 
 export function createAppStoreConnector(
@@ -58,6 +62,8 @@ export function createAppStoreConnector(
       options.concurrency ?? CONCURRENCY_PER_KEY,
     ),
   });
+
+  const media = createAscMedia(client, { ...DEFAULT_PROCESSING, ...options.processing });
 
   return {
     store: 'appstore',
@@ -79,6 +85,7 @@ export function createAppStoreConnector(
         );
       }
       const snapshot: StoreSnapshot = new Map();
+      const storeMedia = await media.read(counter, verLocs);
       for (const locale of new Set([...infoLocs.keys(), ...verLocs.keys()])) {
         const infoLoc = infoLocs.get(locale);
         const verLoc = verLocs.get(locale);
@@ -87,7 +94,7 @@ export function createAppStoreConnector(
           ...(verLoc ? fieldsOf(verLoc, VERSION_FIELDS) : {}),
         });
       }
-      return { snapshot, calls: counter.calls } satisfies ReadReport;
+      return { snapshot, media: storeMedia, calls: counter.calls } satisfies ReadReport;
     },
 
     async write(appId: string, changes: LocaleChange[], options: PushOptions): Promise<PushReport> {
@@ -123,8 +130,16 @@ export function createAppStoreConnector(
           );
         }
         if (existing) {
+          // Only what differs from the store now: a resumed push does not write a text twice.
+          const current = existing.attributes ?? {};
+          const differing = Object.fromEntries(
+            Object.entries(attributes).filter(
+              ([field, value]) => ((current[field] as string | null | undefined) || null) !== (value || null),
+            ),
+          );
+          if (Object.keys(differing).length === 0) return;
           await client.call(counter, 'PATCH', `/v1/${kind}/${existing.id}`, {
-            data: { type: kind, id: existing.id, attributes },
+            data: { type: kind, id: existing.id, attributes: differing },
           });
           return;
         }
@@ -182,7 +197,100 @@ export function createAppStoreConnector(
           fail(locale, error);
         }
       }
-      return { written: written.sort(), removed, failures, calls: counter.calls };
+      const mediaResults: MediaSlotResult[] = [];
+      let uploadedBytes = 0;
+      const slots = options.media ?? [];
+      if (slots.length > 0) {
+        // Locales created by the texts above have their localization only now.
+        const localizations = slots.some((slot) => !verLocs.has(slot.locale))
+          ? (await readContainers(client, counter, appId)).verLocs
+          : verLocs;
+        await Promise.all(
+          slots.map(async (slot) => {
+            const refuse = (code: string, message: string) =>
+              mediaResults.push({
+                locale: slot.locale,
+                slotType: slot.slotType,
+                stored: null,
+                uploaded: 0,
+                deleted: 0,
+                reordered: false,
+                failures: [
+                  { locale: slot.locale, slotType: slot.slotType, sha256: null, error: { code, message } },
+                ],
+              });
+            const localization = localizations.get(slot.locale);
+            if (ver === null || !ver.editable) {
+              return refuse(
+                'NOT_EDITABLE',
+                'No editable App Store version: screenshots and previews are written only to a version in Prepare for Submission (or another editable state); create one in App Store Connect first',
+              );
+            }
+            if (localization === undefined) {
+              return refuse(
+                'NOT_FOUND',
+                `The version has no ${slot.locale} localization: push the locale's texts first`,
+              );
+            }
+            try {
+              const { bytes, ...result } = await media.writeSlot(
+                counter,
+                localization.id,
+                slot,
+                options.onMediaItem,
+              );
+              uploadedBytes += bytes;
+              mediaResults.push(result);
+            } catch (error) {
+              if (!(error instanceof StoreError)) throw error;
+              refuse(error.code, error.message);
+            }
+          }),
+        );
+      }
+      return {
+        written: written.sort(),
+        removed,
+        failures,
+        media: mediaResults,
+        uploadedBytes,
+        calls: counter.calls,
+      };
+    },
+
+    async download(url, into) {
+      const counter = { calls: 0 };
+      if (!/\.m3u8(\?|$)/.test(url)) {
+        await client.transfer(counter, { method: 'GET', url, idempotent: true, onBody: into });
+        return;
+      }
+      // A preview's videoUrl is an HLS playlist: its first media file is the video.
+      let playlist = '';
+      await client.transfer(counter, {
+        method: 'GET',
+        url,
+        idempotent: true,
+        onBody: async (body) => {
+          playlist = '';
+          for await (const chunk of body) playlist += String(chunk);
+        },
+      });
+      const first = playlist.split('\n').find((line) => line.trim() !== '' && !line.startsWith('#'));
+      if (first === undefined) {
+        throw new StoreError(
+          'appstore',
+          'UNREADABLE_MEDIA',
+          `The playlist ${url} names no media file`,
+          null,
+          false,
+        );
+      }
+      await client.transfer(counter, {
+        method: 'GET',
+        url: new URL(first.trim(), url).toString(),
+        idempotent: true,
+        onBody: into,
+      });
     },
   };
 }

@@ -12,12 +12,15 @@ import {
   type RetryPolicy,
 } from '../resilience.js';
 import type { CallCounter } from '../resilience.js';
-import { StoreError, type PlayStoreSecret } from '../store-connector.js';
+import type { Readable } from 'node:stream';
+import { StoreError, type MediaFile, type PlayStoreSecret } from '../store-connector.js';
 import { signJwt, tokenCache } from '../tokens.js';
 import { playError } from './errors.js';
 
 export const ANDROIDPUBLISHER_SCOPE = 'https://www.googleapis.com/auth/androidpublisher';
 const ASSERTION_LIFETIME_S = 3600;
+/** An image upload or download may take far longer than an API call. */
+const TRANSFER_TIMEOUT_MS = 5 * 60_000;
 
 export interface PlayClientOptions {
   baseUrl: string;
@@ -116,6 +119,44 @@ export function createPlayClient(secret: PlayStoreSecret, options: PlayClientOpt
     }
   }
 
+  /** Uploads a file's bytes (streamed from the blob store) with its explicit type (A2.2). */
+  async function upload(counter: Counter, url: string, file: MediaFile): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const token = await tokens.get();
+      const response = await sendOrThrow(
+        {
+          method: 'POST',
+          url,
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': file.contentType,
+            'content-length': String(file.bytes),
+          },
+          body: () => file.open(),
+          // A POST whose outcome is unknown may have added the image: never sent twice.
+          idempotent: false,
+          timeoutMs: TRANSFER_TIMEOUT_MS,
+        },
+        counter,
+      );
+      if (response.status === 401 && attempt === 0) {
+        tokens.invalidate();
+        continue;
+      }
+      if (response.status >= 400) throw playError(response.status, response.text);
+      return;
+    }
+  }
+
+  /** Streams a file from Google's image URLs (no credentials: they are public CDN URLs). */
+  async function download(url: string, into: (body: Readable) => Promise<void>): Promise<void> {
+    const response = await sendOrThrow(
+      { method: 'GET', url, idempotent: true, timeoutMs: TRANSFER_TIMEOUT_MS, onBody: into },
+      { calls: 0 },
+    );
+    if (response.status >= 300) throw playError(response.status, response.text);
+  }
+
   /** Opens an edit: every read and write of Google Play happens in one (stores.md §2.2). */
   const openEdit = async (counter: Counter, pkg: string) =>
     `${app(pkg)}/edits/${(await call<{ id: string }>(counter, 'POST', `${app(pkg)}/edits`, {})).id}`;
@@ -130,6 +171,8 @@ export function createPlayClient(secret: PlayStoreSecret, options: PlayClientOpt
   return {
     verify: () => tokens.get(),
     call,
+    upload,
+    download,
     openEdit,
     deleteEdit,
     /** Runs `work` inside a new edit; the edit is deleted afterwards (reads never commit). */

@@ -14,13 +14,16 @@ import {
   type FieldValues,
   type LocaleChange,
   type LocaleFailure,
+  type MediaSlotResult,
   type PlayStoreSecret,
   type PushOptions,
   type PushReport,
   type StoreConnector,
+  type StoreMedia,
   type StoreSnapshot,
 } from '../store-connector.js';
 import { createPlayClient } from './client.js';
+import { createPlayImages, type PlaySlotWrite } from './images.js';
 
 const LISTING_FIELDS = ['title', 'shortDescription', 'fullDescription', 'video'] as const;
 const CONCURRENCY_PER_ACCOUNT = 8;
@@ -67,6 +70,8 @@ export function createGooglePlayConnector(
     ),
   });
 
+  const images = createPlayImages(client);
+
   return {
     store: 'playstore',
 
@@ -77,11 +82,13 @@ export function createGooglePlayConnector(
     async read(pkg) {
       const counter = { calls: 0 };
       const snapshot: StoreSnapshot = new Map();
+      let media: StoreMedia = new Map();
       await client.inEdit(counter, pkg, async (editUrl) => {
         const list = await client.call<{ listings?: Listing[] }>(counter, 'GET', `${editUrl}/listings`);
         for (const listing of list.listings ?? []) snapshot.set(listing.language, fieldsOf(listing));
+        media = await images.read(counter, editUrl, [...snapshot.keys()]);
       });
-      return { snapshot, calls: counter.calls };
+      return { snapshot, media, calls: counter.calls };
     },
 
     async write(pkg: string, changes: LocaleChange[], options: PushOptions): Promise<PushReport> {
@@ -90,6 +97,9 @@ export function createGooglePlayConnector(
       const written: string[] = [];
       const removed: string[] = [];
       let committed = false;
+      let commitError: { code: string; message: string } | null = null;
+      const slotWrites: PlaySlotWrite[] = [];
+      const slotErrors: MediaSlotResult[] = [];
       const editUrl = await client.openEdit(counter, pkg);
       try {
         await Promise.all(
@@ -123,11 +133,48 @@ export function createGooglePlayConnector(
           await client.call(counter, 'DELETE', `${editUrl}/listings/${encodeURIComponent(locale)}`);
           removed.push(locale);
         }
-        if (written.length > 0 || removed.length > 0) {
+        // Media in the same edit as the texts: one commit carries both (A2).
+        await Promise.all(
+          (options.media ?? []).map(async (change) => {
+            try {
+              slotWrites.push(await images.writeSlot(counter, editUrl, change));
+            } catch (error) {
+              if (!(error instanceof StoreError)) throw error;
+              slotErrors.push({
+                locale: change.locale,
+                slotType: change.slotType,
+                stored: null,
+                uploaded: 0,
+                deleted: 0,
+                reordered: false,
+                failures: [
+                  {
+                    locale: change.locale,
+                    slotType: change.slotType,
+                    sha256: null,
+                    error: { code: error.code, message: error.message },
+                  },
+                ],
+              });
+            }
+          }),
+        );
+        const mediaWritten = slotWrites.some((w) => w.deleted > 0 || w.uploaded.length > 0);
+        if (written.length > 0 || removed.length > 0 || mediaWritten) {
           const query = options.changesNotSentForReview ? '?changesNotSentForReview=true' : '';
           await client.call(counter, 'POST', `${editUrl}:commit${query}`, undefined, false);
           committed = true;
           for (const locale of written) options.onLocaleWritten?.(locale);
+          for (const w of slotWrites) {
+            for (const sha256 of w.uploaded) {
+              options.onMediaItem?.({
+                locale: w.change.locale,
+                slotType: w.change.slotType,
+                sha256,
+                state: 'uploaded',
+              });
+            }
+          }
         }
       } catch (error) {
         if (!(error instanceof StoreError)) throw error;
@@ -137,12 +184,35 @@ export function createGooglePlayConnector(
         }
         written.length = 0;
         removed.length = 0;
+        commitError = { code: error.code, message: error.message };
       } finally {
         // Removing the uncommitted edit is cleanup, never stopped by a cancel.
         counter.beforeWrite = undefined;
         if (!committed) await client.deleteEdit(counter, editUrl);
       }
-      return { written: written.sort(), removed, failures, calls: counter.calls };
+      const media: MediaSlotResult[] = [
+        ...slotErrors,
+        ...slotWrites.map((w) => ({
+          locale: w.change.locale,
+          slotType: w.change.slotType,
+          // Uncommitted, the store keeps what it had.
+          stored: committed || commitError === null ? w.after : w.before,
+          uploaded: committed ? w.uploaded.length : 0,
+          deleted: committed ? w.deleted : 0,
+          reordered: false,
+          failures:
+            commitError === null
+              ? w.failures
+              : [
+                  ...w.failures,
+                  { locale: w.change.locale, slotType: w.change.slotType, sha256: null, error: commitError },
+                ],
+        })),
+      ];
+      const uploadedBytes = committed ? slotWrites.reduce((sum, w) => sum + w.bytes, 0) : 0;
+      return { written: written.sort(), removed, failures, media, uploadedBytes, calls: counter.calls };
     },
+
+    download: (url, into) => client.download(url, into),
   };
 }

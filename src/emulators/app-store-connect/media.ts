@@ -10,6 +10,7 @@
  * applied-but-timed-out commits. Every body is checked against Apple's spec.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SpecValidator } from '../spec-validator.js';
 import { AscFailure, notFoundError } from './errors.js';
@@ -512,6 +513,57 @@ const contentTypeOf = (fileName: string) =>
       : /\.(mp4|m4v)$/i.test(fileName)
         ? 'video/mp4'
         : 'image/png';
+
+/**
+ * What Apple's CDN serves for a processed file: a re-encoded copy (A1.3), so its MD5 is never the
+ * source checksum. Here a comment is added to the image (a PNG tEXt chunk after IHDR, a JPEG COM
+ * segment after SOI) or a `free` box to the video: the same picture, other bytes.
+ */
+export function reencoded(bytes: Buffer): Buffer {
+  const note = Buffer.from('Software\0appmeta-emulator CDN', 'latin1');
+  if (bytes.readUInt32BE(0) === 0x89504e47) {
+    const type = Buffer.from('tEXt', 'latin1');
+    const chunk = Buffer.alloc(12 + note.length);
+    chunk.writeUInt32BE(note.length, 0);
+    type.copy(chunk, 4);
+    note.copy(chunk, 8);
+    chunk.writeUInt32BE(crc32(Buffer.concat([type, note])), 8 + note.length);
+    return Buffer.concat([bytes.subarray(0, 33), chunk, bytes.subarray(33)]);
+  }
+  if (bytes[0] === 0xff && bytes[1] === 0xd8) {
+    const segment = Buffer.alloc(4 + note.length);
+    segment.writeUInt16BE(0xfffe, 0);
+    segment.writeUInt16BE(2 + note.length, 2);
+    note.copy(segment, 4);
+    return Buffer.concat([bytes.subarray(0, 2), segment, bytes.subarray(2)]);
+  }
+  const free = Buffer.alloc(8 + note.length);
+  free.writeUInt32BE(free.length, 0);
+  free.write('free', 4, 'latin1');
+  note.copy(free, 8);
+  return Buffer.concat([bytes, free]);
+}
+
+/** The processed files as Apple's CDN serves them: images by template URL, previews as HLS. */
+export function registerAssetRoute(app: FastifyInstance, state: AppStoreState): void {
+  app.get<{ Params: { id: string; file: string } }>('/emulator-assets/:id/:file', async (request, reply) => {
+    const asset = state.media.assets.get(request.params.id);
+    if (asset === undefined || asset.state !== 'COMPLETE') return reply.code(404).send();
+    const { file } = request.params;
+    if (file === 'video.m3u8') {
+      return reply
+        .type('application/vnd.apple.mpegurl')
+        .send(
+          '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:30\n#EXTINF:30.0,\nvideo.mp4\n#EXT-X-ENDLIST\n',
+        );
+    }
+    if (file === 'video.mp4' && asset.kind === 'previews')
+      return reply.type('video/mp4').send(reencoded(asset.bytes));
+    const image = /^(\d+)x(\d+)bb\.(png|jpg)$/.exec(file);
+    if (image === null || asset.kind !== 'screenshots') return reply.code(404).send();
+    return reply.type(asset.bytes[0] === 0xff ? 'image/jpeg' : 'image/png').send(reencoded(asset.bytes));
+  });
+}
 
 /**
  * The upload operations' target: no JWT (the URLs are the credential), parts in any order and

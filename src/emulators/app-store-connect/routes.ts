@@ -10,7 +10,7 @@ import { authenticate } from './auth.js';
 import { AscFailure, notFoundError } from './errors.js';
 import { createJsonApi } from './json-api.js';
 import type { AppStoreState } from './state.js';
-import { registerMediaRoutes, registerUploadRoute } from './media.js';
+import { registerAssetRoute, registerMediaRoutes, registerUploadRoute } from './media.js';
 import { registerLocalizationWrites } from './writes.js';
 
 export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreState, faults: Faults): void {
@@ -18,6 +18,7 @@ export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreSt
   const api = createJsonApi(state, spec);
   const { origin, respond, sendFailure, resource, page } = api;
   registerUploadRoute(app, state);
+  registerAssetRoute(app, state);
 
   app.register(
     async (scope) => {

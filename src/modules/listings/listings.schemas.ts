@@ -215,6 +215,10 @@ export const Conflict = Type.Object({
   field: Type.String(),
   localValue: Nullable(Type.String()),
   storeValue: Nullable(Type.String()),
+  localMedia: Type.Optional(
+    Type.Array(Type.String(), { description: 'A media slot (field media.<slotType>): our files, SHA-256' }),
+  ),
+  storeMedia: Type.Optional(Type.Array(Type.String(), { description: "A media slot: the store's files" })),
 });
 
 export type FieldChange = Static<typeof Change>;

@@ -6,3 +6,9 @@ export { createMediaService } from './media.service.js';
 export { mediaRoutes } from './media.routes.js';
 export { MediaChangesSchema } from './media.schemas.js';
 export { createMediaTransfer } from './media-transfer.js';
+export {
+  createStoreMedia,
+  type MediaConflict,
+  type MediaMerge,
+  type StoreMediaService,
+} from './store-media.js';

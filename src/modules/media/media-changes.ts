@@ -23,7 +23,7 @@ export async function mediaChangesOf(
     const working = parseList(row.items).map((id) => items.get(id)!);
     const next = working.map((item) => item.sha256);
     const old = parseList(row.base);
-    if (JSON.stringify(next) === JSON.stringify(old)) continue;
+    if (JSON.stringify(next) === JSON.stringify(old) && row.conflict === null) continue;
     const added = next.filter((sha) => !old.includes(sha));
     const kept = next.filter((sha) => old.includes(sha));
     const change: MediaChange = {
@@ -35,6 +35,7 @@ export async function mediaChangesOf(
       uploadBytes: working
         .filter((item) => added.includes(item.sha256))
         .reduce((sum, item) => sum + Number(item.bytes), 0),
+      ...(row.conflict !== null && { conflict: parseList(row.conflict) }),
     };
     ((changes[row.store as Store] ??= {})[row.locale] ??= {})[row.slot_type] = change;
     count += 1;

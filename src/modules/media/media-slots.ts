@@ -56,9 +56,15 @@ export async function toSlots(db: Executor, rows: SlotRow[]): Promise<MediaSlot[
       slotType: row.slot_type,
       kind: rule.kind,
       maxItems: rule.maxItems,
-      state: JSON.stringify(shas) === JSON.stringify(base ?? []) ? 'unchanged' : 'modified',
+      state:
+        row.conflict !== null
+          ? 'conflict'
+          : JSON.stringify(shas) === JSON.stringify(base ?? [])
+            ? 'unchanged'
+            : 'modified',
       items: ordered,
       base,
+      conflict: row.conflict === null ? null : parseList(row.conflict),
     };
   });
 }
@@ -97,17 +103,24 @@ export function createSlotWriter(deps: {
     const row = await readSlot(trx, projectId, slot.store, slot.locale, slot.slotType);
     const current = parseList(row?.items ?? null);
     const next = await change(current);
-    if (JSON.stringify(next) !== JSON.stringify(current)) {
-      const actor = actorOf(ctx);
+    const changed = JSON.stringify(next) !== JSON.stringify(current);
+    // Editing a slot in conflict resolves it, as for texts: the store's files become the base, so
+    // a push writes the working copy.
+    const conflict = row?.conflict ?? null;
+    if (changed || conflict !== null) {
       await repo.upsertSlot(trx, {
         project_id: projectId,
         store: slot.store,
         locale: slot.locale,
         slot_type: slot.slotType,
         items: JSON.stringify(next),
-        base: row?.base ?? null,
+        base: conflict ?? row?.base ?? null,
+        conflict: null,
         updated_at: at,
       });
+    }
+    if (changed) {
+      const actor = actorOf(ctx);
       await repo.insertHistory(trx, [
         {
           id: newId('mhist'),
@@ -132,7 +145,15 @@ export function createSlotWriter(deps: {
 
   const emptySlot = (slot: { store: Store; locale: string; slotType: string }): MediaSlot => {
     const rule = slotRule(slot.store, slot.slotType)!;
-    return { ...slot, kind: rule.kind, maxItems: rule.maxItems, state: 'unchanged', items: [], base: null };
+    return {
+      ...slot,
+      kind: rule.kind,
+      maxItems: rule.maxItems,
+      state: 'unchanged',
+      items: [],
+      base: null,
+      conflict: null,
+    };
   };
 
   const writeProject = <T>(projectId: string, work: (trx: Executor) => Promise<T>) =>

@@ -7,6 +7,7 @@ import type {
   MediaHistoryTable,
   MediaItemsTable,
   MediaSlotsTable,
+  StoreMediaFilesTable,
 } from '../../db/tables.js';
 
 export type BlobRow = BlobsTable;
@@ -141,9 +142,105 @@ async function upsertSlot(db: Executor, row: SlotRow): Promise<void> {
     .insertInto('media_slots')
     .values(row)
     .onConflict((oc) =>
-      oc
-        .columns(['project_id', 'store', 'locale', 'slot_type'])
-        .doUpdateSet({ items: row.items, updated_at: row.updated_at }),
+      oc.columns(['project_id', 'store', 'locale', 'slot_type']).doUpdateSet({
+        items: row.items,
+        base: row.base,
+        conflict: row.conflict,
+        updated_at: row.updated_at,
+      }),
+    )
+    .execute();
+}
+
+/** Sets what the store holds in a slot (after a push), leaving the working copy alone. */
+async function setBase(
+  db: Executor,
+  slot: { projectId: string; store: string; locale: string; slotType: string },
+  base: string[],
+  at: string,
+): Promise<void> {
+  await db
+    .updateTable('media_slots')
+    .set({ base: JSON.stringify(base), updated_at: at })
+    .where('project_id', '=', slot.projectId)
+    .where('store', '=', slot.store)
+    .where('locale', '=', slot.locale)
+    .where('slot_type', '=', slot.slotType)
+    .execute();
+}
+
+/**
+ * Our SHA-256 of the files a store names by `checksums`: from what earlier syncs downloaded, and
+ * from the files themselves (App Store: their MD5, as uploaded; Google Play: their SHA-256).
+ */
+async function storeFiles(
+  db: Executor,
+  organizationId: string,
+  store: string,
+  checksums: string[],
+): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  if (checksums.length === 0) return found;
+  // Only files the organization holds: an MD5 is no proof of content between tenants.
+  const column = store === 'appstore' ? 'blobs.md5' : 'blobs.sha256';
+  const own = await db
+    .selectFrom('blobs')
+    .innerJoin('organization_blobs', 'organization_blobs.sha256', 'blobs.sha256')
+    .select(['blobs.sha256 as sha256', `${column} as checksum`])
+    .where('organization_blobs.organization_id', '=', organizationId)
+    .where(column, 'in', checksums)
+    .where('blobs.state', '=', 'stored')
+    .execute();
+  for (const row of own) found.set(row.checksum, row.sha256);
+  const seen = await db
+    .selectFrom('store_media_files')
+    .select(['checksum', 'sha256'])
+    .where('organization_id', '=', organizationId)
+    .where('store', '=', store)
+    .where('checksum', 'in', checksums)
+    .execute();
+  for (const row of seen) found.set(row.checksum, row.sha256);
+  return found;
+}
+
+/** MD5, size and type of files by SHA-256. */
+async function blobFacts(
+  db: Executor,
+  shas: string[],
+): Promise<Map<string, { md5: string; bytes: number; contentType: string }>> {
+  if (shas.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('blobs')
+    .select(['sha256', 'md5', 'bytes', 'content_type'])
+    .where('sha256', 'in', shas)
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.sha256,
+      { md5: row.md5, bytes: Number(row.bytes), contentType: row.content_type },
+    ]),
+  );
+}
+
+/** The name a file was given in a project (its latest placement), by SHA-256. */
+async function fileNames(db: Executor, projectId: string, shas: string[]): Promise<Map<string, string>> {
+  if (shas.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('media_items')
+    .select(['sha256', 'file_name'])
+    .where('project_id', '=', projectId)
+    .where('sha256', 'in', shas)
+    .orderBy('created_at')
+    .execute();
+  return new Map(rows.map((row) => [row.sha256, row.file_name]));
+}
+
+async function recordStoreFile(db: Executor, row: StoreMediaFilesTable): Promise<void> {
+  await db
+    .insertInto('store_media_files')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['organization_id', 'store', 'checksum']).doUpdateSet({ sha256: row.sha256 }),
     )
     .execute();
 }
@@ -298,6 +395,11 @@ export const mediaRepository = {
   listSlots,
   listingLocales,
   upsertSlot,
+  setBase,
+  storeFiles,
+  recordStoreFile,
+  blobFacts,
+  fileNames,
   insertHistory,
   listHistory,
   findHistoryEntry,

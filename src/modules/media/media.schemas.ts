@@ -42,10 +42,14 @@ export const MediaSlotSchema = Type.Object({
   slotType: Type.String(),
   kind: StringEnum(['image', 'video']),
   maxItems: Type.Integer(),
-  state: StringEnum(['unchanged', 'modified']),
+  state: StringEnum(['unchanged', 'modified', 'conflict']),
   items: Type.Array(MediaItemSchema),
   base: Type.Union([Type.Array(Type.String()), Type.Null()], {
     description: 'SHA-256 of what the store had at the last sync or push, in order; null if never read',
+  }),
+  conflict: Type.Union([Type.Array(Type.String()), Type.Null()], {
+    description:
+      "The store's files (SHA-256, in order) when a sync found the slot changed here and in the store; editing the slot resolves it",
   }),
 });
 
@@ -168,6 +172,11 @@ export const MediaChangeSchema = Type.Object({
   removed: Type.Array(Type.String()),
   reordered: Type.Boolean(),
   uploadBytes: Type.Integer(),
+  conflict: Type.Optional(
+    Type.Array(Type.String(), {
+      description: "In conflict: the store's files; a push leaves the slot alone until it is edited",
+    }),
+  ),
 });
 
 export const MediaChangesSchema = Type.Record(

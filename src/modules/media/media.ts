@@ -20,7 +20,7 @@ export interface MediaItem {
   thumbnailUrl: string | null;
 }
 
-export type SlotState = 'unchanged' | 'modified';
+export type SlotState = 'unchanged' | 'modified' | 'conflict';
 
 export interface MediaSlot {
   store: Store;
@@ -33,6 +33,8 @@ export interface MediaSlot {
   items: MediaItem[];
   /** SHA-256 of what the store had at the last sync or push, in order; null if never read. */
   base: string[] | null;
+  /** The store's files when a sync found both sides changed (editing the slot resolves it). */
+  conflict: string[] | null;
 }
 
 /** A slot whose working copy differs from the store's: what a push of media would do. */
@@ -45,6 +47,8 @@ export interface MediaChange {
   reordered: boolean;
   /** Bytes a push would upload (the added files). */
   uploadBytes: number;
+  /** The store's files when the slot is in conflict: a push leaves it alone until it is edited. */
+  conflict?: string[];
 }
 
 /** store → locale → slot type → change. */

@@ -3,7 +3,8 @@
  * queued operation and its job in one transaction and answers at once; a worker runs it when the
  * project is free. Status, progress and the same result as a synchronous call are read from the
  * operations log; cancel stops before the next store write. An operation whose instance died is
- * found by its lapsed lease: resumed when it had not written to a store yet, failed otherwise.
+ * found by its lapsed lease: resumed when it had not written to a store yet or is a push (which
+ * resumes with the changeset it started with), failed otherwise.
  */
 import type { Logger } from 'pino';
 import type { Executor } from '../../db/database.js';
@@ -11,7 +12,7 @@ import { AppError, notFound } from '../../errors.js';
 import type { JobQueue } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { authorize, isRole, type RequestContext } from '../access/index.js';
-import type { Approvals, Diffs } from '../listings/index.js';
+import type { Approvals, Changeset, Diffs } from '../listings/index.js';
 import type { ProjectsService } from '../projects/index.js';
 import { operationsRepository as ops } from './operations.repository.js';
 import type { OperationRunner, Progress } from './operation-runner.js';
@@ -150,7 +151,9 @@ export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
           const { project, run } = await deps.sync.plan(ctx, row.project_id, request.input);
           outcome = await runner.runQueued(ctx, project, operationId, run);
         } else {
-          const { project, run } = await deps.push.plan(ctx, row.project_id, request.input);
+          // Resumed after a restart: the changeset it started with (and was approved for).
+          const resumeFrom = row.prepared === null ? undefined : (JSON.parse(row.prepared) as Changeset);
+          const { project, run } = await deps.push.plan(ctx, row.project_id, request.input, resumeFrom);
           outcome = await runner.runQueued(ctx, project, operationId, run);
         }
       } catch (error) {
@@ -165,13 +168,18 @@ export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
     },
 
     /**
-     * Operations whose instance died (lease lapsed): a background one that had not written to a
-     * store is queued again; any other is failed, saying what it had done.
+     * Operations whose instance died (lease lapsed): a background one is queued again when it had
+     * not written to a store yet, and a background push also when it had — it pushes the changeset
+     * it started with, and pushing is idempotent (texts are written as they are; media are
+     * reconciled with what the store holds, so a file the store settled is not uploaded again).
+     * A synchronous one is failed, saying what it had done: its caller has gone.
      */
     async recoverExpired(log: Logger): Promise<number> {
       const expired = await ops.expired(db, clock.now().toISOString());
       for (const row of expired) {
-        const resumable = row.request !== null && Number(row.writes_started ?? 0) === 0;
+        const resumable =
+          row.request !== null &&
+          (Number(row.writes_started ?? 0) === 0 || (row.kind === 'push' && row.prepared !== null));
         // Each is claimed by a conditional update on its lapsed lease: of several instances
         // recovering at once, one acts.
         if (resumable) {

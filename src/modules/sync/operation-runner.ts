@@ -27,10 +27,18 @@ const LOCK_POLL_MS = 50;
 /** Progress is written at most this often (and once at the end). */
 const PROGRESS_EVERY_MS = 250;
 
+/** Media files of a push: settled by the store, refused, of how many. */
+export interface MediaCount {
+  done: number;
+  failed: number;
+  total: number;
+}
+
 export interface Progress {
   done: number;
   total: number;
-  stores: Partial<Record<Store, { done: number; total: number; locales: string[] }>>;
+  stores: Partial<Record<Store, { done: number; total: number; locales: string[]; media?: MediaCount }>>;
+  media?: MediaCount;
 }
 
 /** What the work of an operation may ask of its run: cancel checks and progress. */
@@ -42,6 +50,10 @@ export interface OperationControl {
   expect(store: Store, total: number): void;
   /** One locale of a store done. */
   advance(store: Store, locale: string): void;
+  /** Declares how many media files a store's part uploads. */
+  expectMedia(store: Store, total: number): void;
+  /** One media file settled (or refused) by a store. */
+  mediaItem(store: Store, state: 'uploaded' | 'failed'): void;
 }
 
 export interface OperationEvent {
@@ -217,7 +229,8 @@ export function createOperationRunner(deps: {
           throw cancelledError(store);
         }
         if (!writesMarked) {
-          // A run that dies after this point is failed, never repeated: nothing is written twice.
+          // A sync or synchronous push that dies after this point is failed, never repeated; a
+          // background push is resumed with the changeset it started with (background-operations.ts).
           writesMarked = true;
           await ops.markWritesStarted(db, operationId);
         }
@@ -233,6 +246,23 @@ export function createOperationRunner(deps: {
         part.done += 1;
         part.locales.push(locale);
         state.done += 1;
+        changed();
+      },
+      expectMedia(store, total) {
+        const part = (state.stores[store] ??= { done: 0, total: 0, locales: [] });
+        const all = (state.media ??= { done: 0, failed: 0, total: 0 });
+        const mine = (part.media ??= { done: 0, failed: 0, total: 0 });
+        all.total += total - mine.total;
+        mine.total = total;
+        changed();
+      },
+      mediaItem(store, outcome) {
+        const part = (state.stores[store] ??= { done: 0, total: 0, locales: [] });
+        const all = (state.media ??= { done: 0, failed: 0, total: 0 });
+        const mine = (part.media ??= { done: 0, failed: 0, total: 0 });
+        const key = outcome === 'uploaded' ? 'done' : 'failed';
+        mine[key] += 1;
+        all[key] += 1;
         changed();
       },
     };
@@ -303,6 +333,7 @@ export function createOperationRunner(deps: {
           lease_expires_at: leaseEnd(),
           writes_started: 0,
           queued_at: null,
+          prepared: null,
         });
       });
     },
@@ -321,8 +352,15 @@ export function createOperationRunner(deps: {
       if (!(await tryLock(project.id, operationId))) return 'busy';
       let started = false;
       try {
-        await execute(ctx, project, operationId, run, async () => {
-          started = await ops.markRunning(db, operationId, clock.now().toISOString(), leaseEnd());
+        await execute(ctx, project, operationId, run, async (prepared) => {
+          // What it acts on is kept, so that a run resumed after a restart acts on the same.
+          started = await ops.markRunning(
+            db,
+            operationId,
+            clock.now().toISOString(),
+            leaseEnd(),
+            prepared === undefined ? null : JSON.stringify(prepared),
+          );
           if (!started) throw new QueuedOperationGone();
         });
       } catch (error) {
@@ -351,6 +389,7 @@ export function createOperationRunner(deps: {
         lease_expires_at: null,
         writes_started: 0,
         queued_at: now,
+        prepared: null,
       };
     },
     finish,

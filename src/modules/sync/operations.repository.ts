@@ -96,10 +96,16 @@ export async function renewLease(db: Executor, projectId: string, operationId: s
 }
 
 /** A queued operation starts: false when it is no longer queued (cancelled, or another instance has it). */
-export async function markRunning(db: Executor, id: string, now: string, leaseUntil: string) {
+export async function markRunning(
+  db: Executor,
+  id: string,
+  now: string,
+  leaseUntil: string,
+  prepared: string | null,
+) {
   const result = await db
     .updateTable('operations')
-    .set({ status: 'running', started_at: now, lease_expires_at: leaseUntil })
+    .set({ status: 'running', started_at: now, lease_expires_at: leaseUntil, prepared })
     .where('id', '=', id)
     .where('status', '=', 'queued')
     .executeTakeFirst();

@@ -15,6 +15,8 @@ import {
   type Diffs,
   type PushPlan,
 } from '../listings/index.js';
+import { plannedMediaCalls } from '../../connectors/media-plan.js';
+import type { MediaChanges, StoreMediaService } from '../media/index.js';
 import type { Project, ProjectsService } from '../projects/index.js';
 import type { OperationControl, OperationRun, OperationRunner } from './operation-runner.js';
 import {
@@ -25,6 +27,7 @@ import {
   skipped,
   storeKey,
   type Failure,
+  type MediaPreview,
   type PushInput,
   type PushOutcome,
   type PushPreview,
@@ -40,33 +43,53 @@ export interface PushServiceDeps {
   diffs: Pick<Diffs, 'pending' | 'diff'>;
   approvals: Pick<Approvals, 'assertPushAllowed'>;
   runner: OperationRunner;
+  media: Pick<StoreMediaService, 'plan' | 'recordPush' | 'sizes'>;
 }
 
 type PushOptions = Omit<PushInput, 'dryRun'>;
 
 export function createPushService(deps: PushServiceDeps) {
-  const { db, clock, projects, credentials, diffs, approvals, runner } = deps;
+  const { db, clock, projects, credentials, diffs, approvals, runner, media } = deps;
 
   async function pushStore(
     ctx: RequestContext,
     project: Project,
     store: Store,
-    plan: PushPlan,
+    changeset: Changeset,
+    locales: string[] | undefined,
     options: { prune?: boolean; changesNotSentForReview?: boolean },
     control: OperationControl,
   ): Promise<{ outcome: PushOutcome; locales: string[]; failures: Failure[] }> {
+    const plan: PushPlan = planFor(changeset, store, locales);
     const removals = options.prune === true ? plan.removals : [];
+    const mediaPlan = await media.plan(project.id, changeset.media[store] ?? {}, locales);
     control.expect(store, plan.changes.length);
-    const conflictFailures: Failure[] = plan.conflicts.map((c) => ({
-      store,
-      locale: c.locale,
-      field: c.field,
-      error: {
-        code: 'CONFLICT',
-        message: 'The store changed this field too: edit it here to choose, then push',
-      },
-    }));
-    if (plan.changes.length === 0 && removals.length === 0) {
+    const conflictFailures: Failure[] = [
+      ...plan.conflicts.map((c) => ({
+        store,
+        locale: c.locale,
+        field: c.field,
+        error: {
+          code: 'CONFLICT',
+          message: 'The store changed this field too: edit it here to choose, then push',
+        },
+      })),
+      ...mediaPlan.conflicts.map((c) => ({
+        store,
+        locale: c.locale,
+        field: `media.${c.slotType}`,
+        error: {
+          code: 'CONFLICT',
+          message: 'The store changed these media too: edit the slot here to choose, then push',
+        },
+      })),
+    ];
+    const uploads = Object.entries(changeset.media[store] ?? {})
+      .filter(([locale]) => locales === undefined || locales.includes(locale))
+      .flatMap(([, bySlot]) => Object.values(bySlot))
+      .reduce((sum, change) => sum + (change.conflict === undefined ? change.added.length : 0), 0);
+    if (uploads > 0) control.expectMedia(store, uploads);
+    if (plan.changes.length === 0 && removals.length === 0 && mediaPlan.slots.length === 0) {
       // Nothing to write: no store call at all.
       return {
         outcome: { pushed: conflictFailures.length === 0, locales: 0 },
@@ -90,6 +113,8 @@ export function createPushService(deps: PushServiceDeps) {
         changesNotSentForReview: options.changesNotSentForReview ?? false,
         beforeWrite: control.beforeWrite(store),
         onLocaleWritten: (locale) => control.advance(store, locale),
+        media: mediaPlan.slots,
+        onMediaItem: (item) => control.mediaItem(store, item.state),
       });
     } catch (error) {
       const failure = storeFailure(error);
@@ -104,15 +129,41 @@ export function createPushService(deps: PushServiceDeps) {
     await db
       .transaction()
       .execute((trx) => recordPush(trx, { projectId: project.id }, store, accepted, report.removed, at));
+    await media.recordPush(project.id, store, report.media);
+    const mediaOutcome = {
+      slots: report.media.filter((m) => m.failures.length === 0).length,
+      uploaded: report.media.reduce((n, m) => n + m.uploaded, 0),
+      deleted: report.media.reduce((n, m) => n + m.deleted, 0),
+      uploadedBytes: report.uploadedBytes,
+    };
     ctx.log.info(
-      { store, calls: report.calls, written: report.written.length, failed: report.failures.length },
+      {
+        store,
+        calls: report.calls,
+        written: report.written.length,
+        failed: report.failures.length,
+        ...(report.media.length > 0 && { media: mediaOutcome }),
+      },
       'store written',
     );
     const failures: Failure[] = [
       ...report.failures.map((f) => ({ store, locale: f.locale, field: f.field, error: f.error })),
+      ...report.media.flatMap((m) =>
+        m.failures.map((f) => ({
+          store,
+          locale: f.locale,
+          field: `media.${f.slotType}`,
+          ...(f.sha256 !== null && { sha256: f.sha256 }),
+          error: f.error,
+        })),
+      ),
       ...conflictFailures,
     ];
-    const outcome: PushOutcome = { pushed: failures.length === 0, locales: report.written.length };
+    const outcome: PushOutcome = {
+      pushed: failures.length === 0,
+      locales: report.written.length,
+      ...(mediaPlan.slots.length > 0 && { media: mediaOutcome }),
+    };
     if (failures.length > 0) {
       outcome.error = {
         code: 'PARTIAL_FAILURE',
@@ -129,14 +180,17 @@ export function createPushService(deps: PushServiceDeps) {
     stores: Store[],
     locales: string[] | undefined,
     input: PushOptions,
+    resumeFrom: Changeset | undefined,
   ): OperationRun<Changeset, PushResult> {
     return {
       kind: 'push',
       stores,
       locales,
       // Under the lock: read the pending changeset once, check that it is the approved one, and
-      // push exactly it. An edit that lands meanwhile is neither approved nor pushed.
+      // push exactly it. An edit that lands meanwhile is neither approved nor pushed. A push
+      // resumed after a restart pushes the changeset it started with (checked then).
       prepare: async () => {
+        if (resumeFrom !== undefined) return resumeFrom;
         const pending = await diffs.pending(ctx, project.id);
         await approvals.assertPushAllowed(ctx, project.id, pending);
         return pending.changeset;
@@ -146,10 +200,7 @@ export function createPushService(deps: PushServiceDeps) {
           await Promise.all(
             stores.map(
               async (store) =>
-                [
-                  store,
-                  await pushStore(ctx, project, store, planFor(changeset, store, locales), input, control),
-                ] as const,
+                [store, await pushStore(ctx, project, store, changeset, locales, input, control)] as const,
             ),
           ),
         );
@@ -170,7 +221,7 @@ export function createPushService(deps: PushServiceDeps) {
         const outcomes = [...runs.values()].map((r) => r.outcome);
         result.status = outcomes.every((o) => o.pushed)
           ? 'succeeded'
-          : outcomes.some((o) => o.locales > 0)
+          : outcomes.some((o) => o.locales > 0 || (o.media?.slots ?? 0) > 0)
             ? 'partial'
             : 'failed';
         return result;
@@ -194,13 +245,16 @@ export function createPushService(deps: PushServiceDeps) {
     };
   }
 
-  /** Checks a push request and describes the operation it starts. */
-  async function plan(ctx: RequestContext, projectId: string, input: PushOptions) {
+  /**
+   * Checks a push request and describes the operation it starts; `resumeFrom` is the changeset a
+   * background push started with, when it is resumed.
+   */
+  async function plan(ctx: RequestContext, projectId: string, input: PushOptions, resumeFrom?: Changeset) {
     authorize(ctx, 'projects.push');
     const project = await projects.require(ctx, projectId);
     const stores = selectStores(project, input.store ?? 'both');
     const locales = normalizeLocaleFilter(input.locales, stores);
-    return { project, run: operation(ctx, project, stores, locales, input) };
+    return { project, run: operation(ctx, project, stores, locales, input, resumeFrom) };
   }
 
   /**
@@ -236,7 +290,57 @@ export function createPushService(deps: PushServiceDeps) {
         changeCount += Object.keys(fields).length;
       }
     }
-    return { dryRun: true, stores, changeCount, changes, approval: diff.approval };
+    const { media, mediaChangeCount, uploadBytes } = await mediaPreview(diff.media, stores, locales);
+    return {
+      dryRun: true,
+      stores,
+      changeCount,
+      changes,
+      mediaChangeCount,
+      uploadBytes,
+      media,
+      approval: diff.approval,
+    };
+  }
+
+  /** The media part of a dry run: per slot, what changes and the store calls planned. */
+  async function mediaPreview(changes: MediaChanges, stores: Store[], locales: string[] | undefined) {
+    const slots: PushPreview['media'] = {};
+    let mediaChangeCount = 0;
+    let uploadBytes = 0;
+    for (const store of stores) {
+      const wanted = Object.entries(changes[store] ?? {}).filter(
+        ([locale]) => locales === undefined || locales.includes(locale),
+      );
+      const facts = await media.sizes(
+        wanted.flatMap(([, bySlot]) => Object.values(bySlot).flatMap((c) => c.added)),
+      );
+      for (const [locale, bySlot] of wanted) {
+        for (const [slotType, change] of Object.entries(bySlot)) {
+          const preview: MediaPreview = {
+            added: change.added,
+            removed: change.removed,
+            reordered: change.reordered,
+            replaced: change.new.flatMap((sha, index) => {
+              const old = change.old[index];
+              return old !== undefined && change.added.includes(sha) && change.removed.includes(old)
+                ? [{ old, new: sha }]
+                : [];
+            }),
+            uploadBytes: change.conflict === undefined ? change.uploadBytes : 0,
+            conflict: change.conflict !== undefined,
+            calls:
+              change.conflict === undefined
+                ? plannedMediaCalls(store, slotType, change, (sha) => facts.get(sha) ?? 0)
+                : [],
+          };
+          ((slots[store] ??= {})[locale] ??= {})[slotType] = preview;
+          mediaChangeCount += 1;
+          uploadBytes += preview.uploadBytes;
+        }
+      }
+    }
+    return { media: slots, mediaChangeCount, uploadBytes };
   }
 
   return {

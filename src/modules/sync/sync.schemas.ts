@@ -26,7 +26,8 @@ export const SyncOutcome = Type.Object({
 export const Failure = Type.Object({
   store: Type.String(),
   locale: Nullable(Type.String()),
-  field: Nullable(Type.String()),
+  field: Nullable(Type.String({ description: 'A text field, or media.<slotType> for a media slot' })),
+  sha256: Type.Optional(Type.String({ description: 'Media: the file the store refused' })),
   error: OutcomeError,
 });
 export const SyncResult = Type.Object({
@@ -65,9 +66,16 @@ export const PushBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export const MediaPushOutcome = Type.Object({
+  slots: Type.Integer({ description: 'Media slots the push brought to their files' }),
+  uploaded: Type.Integer(),
+  deleted: Type.Integer(),
+  uploadedBytes: Type.Integer(),
+});
 export const PushOutcome = Type.Object({
   pushed: Type.Boolean(),
   locales: Type.Integer(),
+  media: Type.Optional(MediaPushOutcome),
   error: Type.Optional(OutcomeError),
 });
 export const PushResult = Type.Object({
@@ -78,16 +86,37 @@ export const PushResult = Type.Object({
     description: 'Everything a store refused: store, locale, field, the store error',
   }),
 });
+/** A media slot in a dry run: the files it gains and loses, and the store calls planned. */
+export const MediaPreview = Type.Object({
+  added: Type.Array(Type.String()),
+  removed: Type.Array(Type.String()),
+  reordered: Type.Boolean(),
+  replaced: Type.Array(Type.Object({ old: Type.String(), new: Type.String() }), {
+    description: 'Positions where a new file takes the place of another',
+  }),
+  uploadBytes: Type.Integer(),
+  conflict: Type.Boolean({ description: 'In conflict with the store: left alone by the push' }),
+  calls: Type.Array(Type.String(), { description: 'The store calls planned, in order' }),
+});
 /** A dry run of a push: the changes it would write, per store and locale. */
 export const PushPreview = Type.Object({
   dryRun: Type.Literal(true),
   stores: Type.Array(Type.String()),
   changeCount: Type.Integer(),
   changes: Type.Record(Type.String(), Type.Record(Type.String(), Type.Record(Type.String(), Change))),
+  mediaChangeCount: Type.Integer(),
+  uploadBytes: Type.Integer({ description: 'Bytes of media the push would upload' }),
+  media: Type.Record(Type.String(), Type.Record(Type.String(), Type.Record(Type.String(), MediaPreview)), {
+    description: 'store → locale → slot type → what the push would do there',
+  }),
   approval: ApprovalState,
 });
 export const PushResponse = Ok(Type.Union([PushResult, PushPreview]));
 
+const MediaCount = Type.Object(
+  { done: Type.Integer(), failed: Type.Integer(), total: Type.Integer() },
+  { description: 'Media files the stores settled, refused, of those to upload' },
+);
 export const OperationRecord = Type.Object({
   id: Type.String(),
   kind: StringEnum(['sync', 'push']),
@@ -105,8 +134,14 @@ export const OperationRecord = Type.Object({
         total: Type.Integer(),
         stores: Type.Record(
           Type.String(),
-          Type.Object({ done: Type.Integer(), total: Type.Integer(), locales: Type.Array(Type.String()) }),
+          Type.Object({
+            done: Type.Integer(),
+            total: Type.Integer(),
+            locales: Type.Array(Type.String()),
+            media: Type.Optional(MediaCount),
+          }),
         ),
+        media: Type.Optional(MediaCount),
       },
       { description: 'Locales done of those to do, in all and per store (locales: the ones done)' },
     ),
@@ -142,6 +177,7 @@ export type SyncResult = Static<typeof SyncResult>;
 export type PushOutcome = Static<typeof PushOutcome>;
 export type PushResult = Static<typeof PushResult>;
 export type PushPreview = Static<typeof PushPreview>;
+export type MediaPreview = Static<typeof MediaPreview>;
 export type OperationRecord = Static<typeof OperationRecord>;
 export type SyncInput = Static<typeof SyncBody>;
 export type PushInput = Static<typeof PushBody>;

@@ -1,12 +1,14 @@
 /** Sync (design.md §9): pull each linked store's listings and merge them three-way into the project's. */
 import { StoreError, type StoreConnector } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
+import { AppError } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { STORES, type Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import { actorOf } from '../audit/index.js';
 import type { CredentialsService } from '../credentials/index.js';
 import { mergeSnapshot } from '../listings/index.js';
+import type { MediaMerge, StoreMediaService } from '../media/index.js';
 import type { Project, ProjectsService } from '../projects/index.js';
 import type { OperationControl, OperationRun, OperationRunner } from './operation-runner.js';
 import { operationsRepository as ops } from './operations.repository.js';
@@ -34,9 +36,10 @@ export interface SyncServiceDeps {
   projects: Pick<ProjectsService, 'require'>;
   credentials: Pick<CredentialsService, 'connectorFor'>;
   runner: OperationRunner;
+  media: Pick<StoreMediaService, 'merge'>;
 }
 
-export function createSyncService({ db, clock, projects, credentials, runner }: SyncServiceDeps) {
+export function createSyncService({ db, clock, projects, credentials, runner, media }: SyncServiceDeps) {
   async function syncStore(ctx: RequestContext, project: Project, store: Store, control: OperationControl) {
     control.expect(store, 0);
     const client: StoreConnector | null = await credentials.connectorFor(ctx.organizationId, store);
@@ -68,18 +71,44 @@ export function createSyncService({ db, clock, projects, credentials, runner }: 
           clock.now().toISOString(),
         );
       });
+      // Media after the texts: a file the store cannot send, or storage that is full, is a
+      // failure of the media, not of the texts merged above.
+      let mediaMerge: MediaMerge | null = null;
+      let mediaError: OutcomeError | null = null;
+      try {
+        mediaMerge = await media.merge(ctx, project.id, store, report.media, client);
+      } catch (error) {
+        mediaError =
+          error instanceof AppError ? { code: error.code, message: error.message } : storeFailure(error);
+      }
       ctx.log.info(
-        { store, calls: report.calls, locales: merge.locales.length, conflicts: merge.conflicts.length },
+        {
+          store,
+          calls: report.calls,
+          locales: merge.locales.length,
+          conflicts: merge.conflicts.length,
+          ...(mediaMerge !== null && {
+            mediaSlots: mediaMerge.changedSlots,
+            downloaded: mediaMerge.downloaded,
+            unsettledSlots: mediaMerge.unsettledSlots,
+          }),
+        },
         'store read',
       );
       control.expect(store, merge.locales.length);
       for (const locale of merge.locales) control.advance(store, locale);
+      const conflicts = [...merge.conflicts, ...(mediaMerge?.conflicts ?? [])];
       const outcome: SyncOutcome = {
         synced: true,
         locales: merge.locales.length,
-        conflicts: merge.conflicts.length,
+        conflicts: conflicts.length,
       };
-      return { outcome, locales: merge.locales, conflicts: merge.conflicts };
+      return {
+        outcome,
+        locales: merge.locales,
+        conflicts,
+        ...(mediaError !== null && { mediaError }),
+      };
     } catch (error) {
       const outcome: SyncOutcome = { synced: false, locales: 0, error: storeFailure(error) };
       return { outcome, locales: [], conflicts: [] };
@@ -120,6 +149,9 @@ export function createSyncService({ db, clock, projects, credentials, runner }: 
           };
           if (run && !run.outcome.synced && run.outcome.error) {
             result.failures.push({ store, locale: null, field: null, error: run.outcome.error });
+          }
+          if (run?.mediaError !== undefined) {
+            result.failures.push({ store, locale: null, field: 'media', error: run.mediaError });
           }
         }
         const reached = [...runs.values()].some((r) => r.outcome.synced);

@@ -13,6 +13,7 @@ import type { OutcomeError } from './sync.schemas.js';
 
 export type {
   Failure,
+  MediaPreview,
   OperationRecord,
   OutcomeError,
   PushInput,

@@ -1782,11 +1782,17 @@ export interface operations {
                                 field: string;
                                 localValue: string | null;
                                 storeValue: string | null;
+                                /** @description A media slot (field media.<slotType>): our files, SHA-256 */
+                                localMedia?: string[];
+                                /** @description A media slot: the store's files */
+                                storeMedia?: string[];
                             }[];
                             failures: {
                                 store: string;
                                 locale: string | null;
                                 field: string | null;
+                                /** @description Media: the file the store refused */
+                                sha256?: string;
                                 error: {
                                     code: string;
                                     message: string;
@@ -1826,7 +1832,19 @@ export interface operations {
                                             done: number;
                                             total: number;
                                             locales: string[];
+                                            /** @description Media files the stores settled, refused, of those to upload */
+                                            media?: {
+                                                done: number;
+                                                failed: number;
+                                                total: number;
+                                            };
                                         };
+                                    };
+                                    /** @description Media files the stores settled, refused, of those to upload */
+                                    media?: {
+                                        done: number;
+                                        failed: number;
+                                        total: number;
                                     };
                                 } | null;
                                 cancelRequested: boolean;
@@ -1913,6 +1931,13 @@ export interface operations {
                             appStore: {
                                 pushed: boolean;
                                 locales: number;
+                                media?: {
+                                    /** @description Media slots the push brought to their files */
+                                    slots: number;
+                                    uploaded: number;
+                                    deleted: number;
+                                    uploadedBytes: number;
+                                };
                                 error?: {
                                     code: string;
                                     message: string;
@@ -1921,6 +1946,13 @@ export interface operations {
                             playStore: {
                                 pushed: boolean;
                                 locales: number;
+                                media?: {
+                                    /** @description Media slots the push brought to their files */
+                                    slots: number;
+                                    uploaded: number;
+                                    deleted: number;
+                                    uploadedBytes: number;
+                                };
                                 error?: {
                                     code: string;
                                     message: string;
@@ -1931,6 +1963,8 @@ export interface operations {
                                 store: string;
                                 locale: string | null;
                                 field: string | null;
+                                /** @description Media: the file the store refused */
+                                sha256?: string;
                                 error: {
                                     code: string;
                                     message: string;
@@ -1950,6 +1984,31 @@ export interface operations {
                                             conflict?: {
                                                 storeValue: string | null;
                                             };
+                                        };
+                                    };
+                                };
+                            };
+                            mediaChangeCount: number;
+                            /** @description Bytes of media the push would upload */
+                            uploadBytes: number;
+                            /** @description store → locale → slot type → what the push would do there */
+                            media: {
+                                [key: string]: {
+                                    [key: string]: {
+                                        [key: string]: {
+                                            added: string[];
+                                            removed: string[];
+                                            reordered: boolean;
+                                            /** @description Positions where a new file takes the place of another */
+                                            replaced: {
+                                                old: string;
+                                                new: string;
+                                            }[];
+                                            uploadBytes: number;
+                                            /** @description In conflict with the store: left alone by the push */
+                                            conflict: boolean;
+                                            /** @description The store calls planned, in order */
+                                            calls: string[];
                                         };
                                     };
                                 };
@@ -1994,7 +2053,19 @@ export interface operations {
                                             done: number;
                                             total: number;
                                             locales: string[];
+                                            /** @description Media files the stores settled, refused, of those to upload */
+                                            media?: {
+                                                done: number;
+                                                failed: number;
+                                                total: number;
+                                            };
                                         };
+                                    };
+                                    /** @description Media files the stores settled, refused, of those to upload */
+                                    media?: {
+                                        done: number;
+                                        failed: number;
+                                        total: number;
                                     };
                                 } | null;
                                 cancelRequested: boolean;
@@ -2078,7 +2149,19 @@ export interface operations {
                                             done: number;
                                             total: number;
                                             locales: string[];
+                                            /** @description Media files the stores settled, refused, of those to upload */
+                                            media?: {
+                                                done: number;
+                                                failed: number;
+                                                total: number;
+                                            };
                                         };
+                                    };
+                                    /** @description Media files the stores settled, refused, of those to upload */
+                                    media?: {
+                                        done: number;
+                                        failed: number;
+                                        total: number;
                                     };
                                 } | null;
                                 cancelRequested: boolean;
@@ -2162,7 +2245,19 @@ export interface operations {
                                             done: number;
                                             total: number;
                                             locales: string[];
+                                            /** @description Media files the stores settled, refused, of those to upload */
+                                            media?: {
+                                                done: number;
+                                                failed: number;
+                                                total: number;
+                                            };
                                         };
+                                    };
+                                    /** @description Media files the stores settled, refused, of those to upload */
+                                    media?: {
+                                        done: number;
+                                        failed: number;
+                                        total: number;
                                     };
                                 } | null;
                                 cancelRequested: boolean;
@@ -2246,7 +2341,19 @@ export interface operations {
                                             done: number;
                                             total: number;
                                             locales: string[];
+                                            /** @description Media files the stores settled, refused, of those to upload */
+                                            media?: {
+                                                done: number;
+                                                failed: number;
+                                                total: number;
+                                            };
                                         };
+                                    };
+                                    /** @description Media files the stores settled, refused, of those to upload */
+                                    media?: {
+                                        done: number;
+                                        failed: number;
+                                        total: number;
                                     };
                                 } | null;
                                 cancelRequested: boolean;
@@ -2620,6 +2727,8 @@ export interface operations {
                                             removed: string[];
                                             reordered: boolean;
                                             uploadBytes: number;
+                                            /** @description In conflict: the store's files; a push leaves the slot alone until it is edited */
+                                            conflict?: string[];
                                         };
                                     };
                                 };
@@ -3182,7 +3291,7 @@ export interface operations {
                                 kind: "image" | "video";
                                 maxItems: number;
                                 /** @enum {string} */
-                                state: "unchanged" | "modified";
+                                state: "unchanged" | "modified" | "conflict";
                                 items: {
                                     id: string;
                                     sha256: string;
@@ -3203,6 +3312,8 @@ export interface operations {
                                 }[];
                                 /** @description SHA-256 of what the store had at the last sync or push, in order; null if never read */
                                 base: string[] | null;
+                                /** @description The store's files (SHA-256, in order) when a sync found the slot changed here and in the store; editing the slot resolves it */
+                                conflict: string[] | null;
                             }[];
                         };
                     };
@@ -3269,7 +3380,7 @@ export interface operations {
                                 kind: "image" | "video";
                                 maxItems: number;
                                 /** @enum {string} */
-                                state: "unchanged" | "modified";
+                                state: "unchanged" | "modified" | "conflict";
                                 items: {
                                     id: string;
                                     sha256: string;
@@ -3290,6 +3401,8 @@ export interface operations {
                                 }[];
                                 /** @description SHA-256 of what the store had at the last sync or push, in order; null if never read */
                                 base: string[] | null;
+                                /** @description The store's files (SHA-256, in order) when a sync found the slot changed here and in the store; editing the slot resolves it */
+                                conflict: string[] | null;
                             };
                         };
                     };
@@ -3353,7 +3466,7 @@ export interface operations {
                                 kind: "image" | "video";
                                 maxItems: number;
                                 /** @enum {string} */
-                                state: "unchanged" | "modified";
+                                state: "unchanged" | "modified" | "conflict";
                                 items: {
                                     id: string;
                                     sha256: string;
@@ -3374,6 +3487,8 @@ export interface operations {
                                 }[];
                                 /** @description SHA-256 of what the store had at the last sync or push, in order; null if never read */
                                 base: string[] | null;
+                                /** @description The store's files (SHA-256, in order) when a sync found the slot changed here and in the store; editing the slot resolves it */
+                                conflict: string[] | null;
                             };
                         };
                     };
@@ -3450,7 +3565,7 @@ export interface operations {
                                 kind: "image" | "video";
                                 maxItems: number;
                                 /** @enum {string} */
-                                state: "unchanged" | "modified";
+                                state: "unchanged" | "modified" | "conflict";
                                 items: {
                                     id: string;
                                     sha256: string;
@@ -3471,6 +3586,8 @@ export interface operations {
                                 }[];
                                 /** @description SHA-256 of what the store had at the last sync or push, in order; null if never read */
                                 base: string[] | null;
+                                /** @description The store's files (SHA-256, in order) when a sync found the slot changed here and in the store; editing the slot resolves it */
+                                conflict: string[] | null;
                             }[];
                             copied: {
                                 from: string;
@@ -3623,7 +3740,7 @@ export interface operations {
                                 kind: "image" | "video";
                                 maxItems: number;
                                 /** @enum {string} */
-                                state: "unchanged" | "modified";
+                                state: "unchanged" | "modified" | "conflict";
                                 items: {
                                     id: string;
                                     sha256: string;
@@ -3644,6 +3761,8 @@ export interface operations {
                                 }[];
                                 /** @description SHA-256 of what the store had at the last sync or push, in order; null if never read */
                                 base: string[] | null;
+                                /** @description The store's files (SHA-256, in order) when a sync found the slot changed here and in the store; editing the slot resolves it */
+                                conflict: string[] | null;
                             };
                         };
                     };

@@ -27,6 +27,7 @@ import { systemClock } from '../src/shared/clock.js';
 import { createKeyRing } from '../src/shared/key-ring.js';
 import { appStoreCredentials, serviceAccount } from '../test/support/store-keys.js';
 import { runMedia, type MediaResult } from './media.js';
+import { runStoreMedia, type StoreMediaResult } from './store-media.js';
 import { runBackground, type BackgroundResult } from './background.js';
 import { runDashboard, type DashboardResult } from './dashboard.js';
 
@@ -37,7 +38,7 @@ const PG_ADMIN = process.env.APPMETA_TEST_PG_URL ?? 'postgres://postgres@127.0.0
 const REDIS = process.env.APPMETA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 /** Scenarios and databases to run, e.g. BENCH_SCENARIOS=1,3 BENCH_DATABASES=sqlite; all by default. */
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7').split(',').map(Number));
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7,8').split(',').map(Number));
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 /** Organizations each of scenarios 1 and 2 spreads its load over (see runDatabase). */
 const ORGANIZATIONS = 30;
@@ -521,6 +522,9 @@ async function main() {
     media.push(await runMedia(kind, tools));
   }
 
+  // Store calls dominate a media push: SQLite only.
+  const storeMedia: StoreMediaResult | null = SCENARIOS.has(8) ? await runStoreMedia(tools) : null;
+
   const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '' : n.toFixed(digits));
   // A refused or failed request is cheaper than a served one: such a row measures the wrong thing.
   for (const r of rows.filter((r) => r.non2xx > 0)) {
@@ -588,13 +592,24 @@ async function main() {
           `| GET media of a project with 40 locales × 3 slots (240 items), 50 connections: req/s, p50 / p99 | ${media.map((m) => `${m.list.rps} req/s, ${m.list.p50} / ${m.list.p99} ms`).join(' | ')} |`,
           '',
         ]),
+    ...(storeMedia === null
+      ? []
+      : [
+          '| scenario 8: media push to both store emulators (SQLite, default emulator latency) | measured |',
+          '| --- | ---: |',
+          `| first push: ${storeMedia.files} files, ${storeMedia.megabytes} MB (10 locales × 10 per store) | ${storeMedia.first.wallMs} ms, ${storeMedia.first.calls} store calls |`,
+          `| the same: service RSS before → peak while uploading | ${storeMedia.first.baselineRssMb} → ${storeMedia.first.peakRssMb} MB |`,
+          `| push after ${storeMedia.change.files} files replaced: store writes (expected) | ${storeMedia.change.writes} (${storeMedia.change.expectedWrites}) |`,
+          `| the same: bytes uploaded / bytes of the ${storeMedia.change.files} new files | ${storeMedia.change.uploadedBytes} / ${storeMedia.change.neededBytes} |`,
+          '',
+        ]),
     ...notes.map((n) => `- ${n}`),
   ];
   console.log(lines.join('\n'));
   fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
   fs.writeFileSync(
     path.join(ROOT, 'bench/results/latest.json'),
-    JSON.stringify({ rows, push, dashboard, background, media, notes }, null, 2),
+    JSON.stringify({ rows, push, dashboard, background, media, storeMedia, notes }, null, 2),
   );
 }
 

@@ -110,6 +110,15 @@ describe('App Store media writes', () => {
     expect(appleSet().map((a) => [a.checksum, a.state])).toEqual(good.map((f) => [f.md5, 'COMPLETE']));
   });
 
+  it('puts files uploaded side by side in their order, whatever order the store took them in', async () => {
+    // The first reservation is slow: the store appends the second and third files before it.
+    emu.faults.set([{ route: 'POST /v1/appScreenshots', latencyMs: 300, times: 1 }]);
+    const files = [await iphone('1.png'), await iphone('2.png'), await iphone('3.png')];
+    const report = await apple.write(APP_ID, [], { media: [slot(files)] });
+    expect(report.media[0]).toMatchObject({ reordered: true, failures: [] });
+    expect(appleSet().map((a) => a.checksum)).toEqual(files.map((f) => f.md5));
+  });
+
   it('waits for a late checksum instead of uploading the file again', async () => {
     emu.appStore.media.settings.checksumLagReads = 3;
     const files = [await iphone('a.png'), await iphone('b.png')];

@@ -332,5 +332,24 @@ describe('sync of media', () => {
       }),
     ]);
     expect(appleChecksums()).toHaveLength(3);
+
+    // Keeping our files as they are resolves it: the store's files become the base, a push writes ours.
+    const slotPath = slotUrl(project, 'appstore', 'en-US', 'APP_IPHONE_67');
+    const ours = (
+      await other.api.get(`/api/v1/projects/${project}/media?store=appstore&locale=en-US`)
+    ).body.data.slots.find((s: { slotType: string }) => s.slotType === 'APP_IPHONE_67');
+    expect(ours).toMatchObject({ state: 'conflict', conflict: conflicted.conflicts[0].storeMedia });
+    const kept = await other.api.request('PUT', `${slotPath}/order`, {
+      items: ours.items.map((i: { id: string }) => i.id),
+    });
+    expect(kept.body.data.slot).toMatchObject({
+      state: 'modified',
+      conflict: null,
+      base: conflicted.conflicts[0].storeMedia,
+    });
+    const resolved = (await other.api.post(`/api/v1/projects/${project}/push`, { store: 'appstore' })).body
+      .data;
+    expect(resolved.failures).toEqual([]);
+    expect(appleChecksums()).toEqual(ours.items.map((i: { md5: string }) => i.md5));
   });
 });

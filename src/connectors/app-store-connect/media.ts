@@ -388,7 +388,6 @@ export function createAscMedia(client: AscClient, processing: ProcessingPolicy) 
       result.deleted += 1;
     }
 
-    const order = [...kept.values()].map((r) => r.id);
     const missing = change.files.filter((file) => !kept.has(file.md5));
     const known = new Set(records.map((r) => r.id));
     const queue = [...missing];
@@ -423,10 +422,16 @@ export function createAscMedia(client: AscClient, processing: ProcessingPolicy) 
       }
     };
     await Promise.all(Array.from({ length: Math.min(FILE_CONCURRENCY, queue.length) }, worker));
-    // New records are appended in the order they were reserved, which parallel uploads scramble.
-    for (const file of missing) {
-      const id = settledIds.get(file.md5);
-      if (id !== undefined) order.push(id);
+    // New records are appended in the order they were reserved, which parallel uploads scramble:
+    // the order is read back rather than guessed.
+    let order = [...kept.values()].map((r) => r.id);
+    if (missing.length > 0) {
+      const links = await client.call(
+        counter,
+        'GET',
+        `/v1/${kind.setType}/${existing.id}/relationships/${kind.itemType}?limit=50`,
+      );
+      order = (links.data as { id: string }[]).map((link) => link.id);
     }
 
     const present = change.files.filter((file) => kept.has(file.md5) || settledIds.has(file.md5));

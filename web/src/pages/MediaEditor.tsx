@@ -199,6 +199,31 @@ export function MediaEditor({
       {slot?.state === 'modified' && (
         <p className="state state-modified">Differs from the store: a push would change it.</p>
       )}
+      {slot?.state === 'conflict' && slot.conflict && (
+        <div className="state state-conflict" role="status">
+          <p>
+            The store changed these files too since the last sync. A push leaves this slot alone until you
+            choose: any edit here keeps your files, or keep them as they are.
+          </p>
+          <p>In the store now:</p>
+          <ol className="media-grid" aria-label="The store's files in order">
+            {slot.conflict.map((sha) => (
+              <li key={sha}>
+                {slot.kind === 'image' ? (
+                  <img src={`/api/v1/media/${sha}?thumb=1`} alt={`Store file ${sha.slice(0, 12)}`} />
+                ) : (
+                  <a href={`/api/v1/media/${sha}`}>Video {sha.slice(0, 12)}</a>
+                )}
+              </li>
+            ))}
+          </ol>
+          {editable && (
+            <button type="button" onClick={() => reorder.mutate(items.map((item) => item.id))}>
+              Keep these files
+            </button>
+          )}
+        </div>
+      )}
 
       {items.length === 0 ? (
         <p>No files in this slot.</p>

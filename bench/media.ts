@@ -45,6 +45,26 @@ const PLAY_LOCALES =
     ' ',
   );
 
+/** Migrates the service's database and makes an enterprise organization in it; answers its admin key. */
+export async function enterpriseOrganization(env: Record<string, string>, secret: string, name: string) {
+  const config = loadConfig(env);
+  const db = createDb(config.database);
+  await migrateToLatest(db);
+  const services = createServices({
+    db,
+    clock: systemClock,
+    config,
+    keyRing: createKeyRing(Buffer.from(secret, 'base64')),
+  });
+  const { apiKey } = await services.organizations.create(
+    { name, adminEmail: `${name.toLowerCase().replaceAll(' ', '-')}@example.com`, plan: 'enterprise' },
+    'cli:bench',
+  );
+  await services.queue.close();
+  await db.destroy();
+  return apiKey;
+}
+
 export async function runMedia(kind: 'sqlite' | 'postgres', tools: BenchTools): Promise<MediaResult> {
   const database = await tools.createDatabase(kind);
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-bench-blobs-'));
@@ -56,21 +76,7 @@ export async function runMedia(kind: 'sqlite' | 'postgres', tools: BenchTools): 
     NODE_ENV: 'production',
     ...(kind === 'postgres' && { REDIS_URL: tools.redis }),
   };
-  const config = loadConfig(env);
-  const db = createDb(config.database);
-  await migrateToLatest(db);
-  const services = createServices({
-    db,
-    clock: systemClock,
-    config,
-    keyRing: createKeyRing(Buffer.from(tools.secret, 'base64')),
-  });
-  const { apiKey } = await services.organizations.create(
-    { name: 'Media bench', adminEmail: 'media@example.com', plan: 'enterprise' },
-    'cli:bench',
-  );
-  await services.queue.close();
-  await db.destroy();
+  const apiKey = await enterpriseOrganization(env, tools.secret, 'Media bench');
 
   const port = await tools.freePort();
   const service = tools.startProcess(process.execPath, [tools.bin, 'serve'], { ...env, PORT: String(port) });

@@ -14,16 +14,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { loadConfig } from '../src/config.js';
-import { createDb } from '../src/db/database.js';
-import { migrateToLatest } from '../src/db/migrate.js';
 import { createEmulators } from '../src/emulators/server.js';
-import { createServices } from '../src/services.js';
-import { systemClock } from '../src/shared/clock.js';
-import { createKeyRing } from '../src/shared/key-ring.js';
 import { textChunk } from '../test/support/media.js';
 import { appStoreCredentials, serviceAccount } from '../test/support/store-keys.js';
 import type { BenchTools } from './background.js';
+import { enterpriseOrganization } from './media.js';
 
 export interface StoreMediaResult {
   files: number;
@@ -106,21 +101,7 @@ export async function runStoreMedia(tools: BenchTools): Promise<StoreMediaResult
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
   };
-  const config = loadConfig(env);
-  const db = createDb(config.database);
-  await migrateToLatest(db);
-  const services = createServices({
-    db,
-    clock: systemClock,
-    config,
-    keyRing: createKeyRing(Buffer.from(tools.secret, 'base64')),
-  });
-  const { apiKey } = await services.organizations.create(
-    { name: 'Store media bench', adminEmail: 'store-media@example.com', plan: 'enterprise' },
-    'cli:bench',
-  );
-  await services.queue.close();
-  await db.destroy();
+  const apiKey = await enterpriseOrganization(env, tools.secret, 'Store media bench');
 
   const port = await tools.freePort();
   const service = tools.startProcess(process.execPath, [tools.bin, 'serve'], { ...env, PORT: String(port) });

@@ -14,6 +14,8 @@ export class AscFailure extends Error {
     readonly title: string,
     readonly detail?: string,
     readonly source?: { pointer?: string; parameter?: string },
+    /** Further errors Apple sends in the same body (after this one). */
+    readonly also: AscFailure[] = [],
   ) {
     super(title);
   }

@@ -17,16 +17,14 @@ export function createJsonApi(state: AppStoreState, spec: SpecValidator) {
 
   const sendFailure = (reply: FastifyReply, failure: AscFailure) =>
     respond(reply, failure.status, 'ErrorResponse', {
-      errors: [
-        {
-          id: randomUUID(),
-          status: String(failure.status),
-          code: failure.code,
-          title: failure.title,
-          ...(failure.detail && { detail: failure.detail }),
-          ...(failure.source && { source: failure.source }),
-        },
-      ],
+      errors: [failure, ...failure.also].map((f) => ({
+        id: randomUUID(),
+        status: String(f.status),
+        code: f.code,
+        title: f.title,
+        ...(f.detail && { detail: f.detail }),
+        ...(f.source && { source: f.source }),
+      })),
     });
 
   const resource = (request: FastifyRequest, type: string, loc: Localization) => ({

@@ -11,6 +11,7 @@ import { AscFailure, notFoundError } from './errors.js';
 import { createJsonApi } from './json-api.js';
 import type { AppStoreState } from './state.js';
 import { registerAssetRoute, registerMediaRoutes, registerUploadRoute } from './media.js';
+import { registerVersionRoutes } from './versions.js';
 import { registerLocalizationWrites } from './writes.js';
 
 export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreState, faults: Faults): void {
@@ -140,34 +141,6 @@ export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreSt
         });
       });
 
-      scope.get<{ Params: { id: string } }>('/apps/:id/appStoreVersions', async (request, reply) => {
-        requireApp(request.params.id);
-        const query = request.query as Record<string, string | undefined>;
-        const platforms = query['filter[platform]']?.split(',');
-        const states = query['filter[appVersionState]']?.split(',');
-        const list = [...state.versions.values()].filter(
-          (v) =>
-            v.appId === request.params.id &&
-            (platforms === undefined || platforms.includes(v.platform)) &&
-            (states === undefined || states.includes(v.appVersionState)),
-        );
-        const { slice, links, meta } = page(request, list);
-        return respond(reply, 200, 'AppStoreVersionsResponse', {
-          data: slice.map((v) => ({
-            type: 'appStoreVersions',
-            id: v.id,
-            attributes: {
-              platform: v.platform,
-              versionString: v.versionString,
-              appVersionState: v.appVersionState,
-            },
-            links: { self: `${origin(request)}/v1/appStoreVersions/${v.id}` },
-          })),
-          links,
-          meta,
-        });
-      });
-
       const listLocalizations =
         (kind: 'appInfoLocalizations' | 'appStoreVersionLocalizations') =>
         async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
@@ -202,6 +175,7 @@ export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreSt
       );
 
       registerLocalizationWrites(scope, state, spec, api);
+      registerVersionRoutes(scope, state, spec, api);
       registerMediaRoutes(scope, state, spec, api);
     },
     { prefix: '/v1' },

@@ -35,14 +35,28 @@ export interface Localization {
   attributes: Record<string, string | null>;
 }
 
+export interface Version {
+  id: string;
+  appId: string;
+  platform: string;
+  versionString: string;
+  appVersionState: string;
+  createdDate: string;
+}
+
+/** What a new version carries forward from the latest one (B1.2: unconfirmed, so knobs). */
+export interface VersionSettings {
+  copyTexts: boolean;
+  copyMedia: boolean;
+}
+
+const DEFAULT_VERSION_SETTINGS: VersionSettings = { copyTexts: true, copyMedia: true };
+
 export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date.now) {
   const keys = new Map<string, { issuerId: string; publicKey: KeyObject }>();
   const apps = new Map<string, { id: string; bundleId: string; name: string; primaryLocale: string }>();
   const appInfos = new Map<string, { id: string; appId: string; state: string }>();
-  const versions = new Map<
-    string,
-    { id: string; appId: string; platform: string; versionString: string; appVersionState: string }
-  >();
+  const versions = new Map<string, Version>();
   const infoLocs = new Map<string, Localization>();
   const versionLocs = new Map<string, Localization>();
   const usage = new Map<string, number[]>();
@@ -84,6 +98,7 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
           platform: version.platform ?? 'IOS',
           versionString: version.versionString,
           appVersionState: version.appVersionState,
+          createdDate: new Date(now()).toISOString(),
         });
         for (const [locale, attributes] of Object.entries(version.localizations ?? {})) {
           const locId = randomUUID();
@@ -106,6 +121,7 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
     infoLocs,
     versionLocs,
     media,
+    versionSettings: { ...DEFAULT_VERSION_SETTINGS },
     load,
     /** Forgets everything: data, settings and counters. */
     reset() {
@@ -113,6 +129,7 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
       media.sets.clear();
       media.assets.clear();
       media.settings = { ...DEFAULT_MEDIA_SETTINGS };
+      this.versionSettings = { ...DEFAULT_VERSION_SETTINGS };
       hourlyLimit = 3600;
       pageSize = 200;
       counters.requests = 0;

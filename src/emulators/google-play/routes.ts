@@ -10,7 +10,8 @@ import { googlePlaySpec } from '../spec-validator.js';
 import { PlayFailure, sendFailure } from './errors.js';
 import { FIELD_WORDS, LIMITS, LOCALES } from './rules.js';
 import { checkImagesAtCommit, registerPlayImages } from './images.js';
-import { copyImages, type Edit, type Listing, type PlayState } from './state.js';
+import { checkTracksAtCommit, registerPlayTracks } from './tracks.js';
+import { copyImages, copyTracks, type Edit, type Listing, type PlayState } from './state.js';
 import { registerTokenEndpoint } from './token.js';
 import { playAuthentication, playErrors, requireApp, requireOpenEdit, type Req } from './access.js';
 
@@ -27,6 +28,7 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
 
   registerTokenEndpoint(app, state, faults);
   const imageRoutes = registerPlayImages(app, state, faults, spec);
+  const trackRoutes = registerPlayTracks(state, spec);
 
   app.register(
     async (scope) => {
@@ -39,6 +41,7 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
       imageRoutes(scope);
       const base = '/applications/:packageName';
       const requireEdit = (request: Req, id: string) => requireOpenEdit(state, request, id);
+      trackRoutes(scope, requireEdit);
 
       const appEdit = (edit: Edit) => ({
         id: edit.id,
@@ -89,6 +92,7 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
           owner,
           listings: new Map([...target.listings].map(([language, listing]) => [language, { ...listing }])),
           images: copyImages(target.images),
+          tracks: copyTracks(target.tracks),
           expiresAt: state.now() + state.editTtl * 1000,
           status: 'open',
         };
@@ -126,10 +130,12 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
         }
         // Validated as a whole before anything changes: a refused commit leaves the app as it was.
         checkImagesAtCommit(edit.images, state.imageRules, edit.listings.keys());
+        checkTracksAtCommit(edit);
         target.listings = new Map(
           [...edit.listings].map(([language, listing]) => [language, { ...listing }]),
         );
         target.images = copyImages(edit.images);
+        target.tracks = copyTracks(edit.tracks);
         edit.status = 'committed';
         state.counters.editsCommitted += 1;
         // The first commit invalidates every other open edit of the app.

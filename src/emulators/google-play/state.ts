@@ -10,6 +10,23 @@ export interface Listing {
   video?: string;
 }
 
+/** A release of a track, as Google's `TrackRelease` (B2.1). */
+export interface TrackRelease {
+  name?: string;
+  versionCodes?: string[];
+  status?: string;
+  userFraction?: number;
+  inAppUpdatePriority?: number;
+  releaseNotes?: { language: string; text: string }[];
+  countryTargeting?: { countries?: string[]; includeRestOfWorld?: boolean };
+}
+
+/** track name → active releases. */
+export type Tracks = Map<string, TrackRelease[]>;
+
+export const copyTracks = (tracks: Tracks): Tracks =>
+  new Map([...tracks].map(([name, releases]) => [name, structuredClone(releases)]));
+
 export interface PlaySeed {
   serviceAccounts?: { clientEmail: string; publicKey: string }[];
   apps?: {
@@ -20,7 +37,13 @@ export interface PlaySeed {
     grants?: string[];
     /** The app needs changes sent for review from the Console (commit needs changesNotSentForReview=true). */
     manualReview?: boolean;
+    /** The app's artifact library: version code → version name (B2.6). */
+    artifacts?: Record<string, string>;
+    /** Tracks and their active releases. */
+    tracks?: Record<string, TrackRelease[]>;
   }[];
+  /** Reading an empty track is 404 `trackEmpty` (an older behaviour) instead of 200 with no releases. */
+  emptyTrackNotFound?: boolean;
   /** Seconds an edit lives (default 3600). */
   editTtlSeconds?: number;
   /** Seconds an access token lives (default 3599). */
@@ -55,6 +78,7 @@ export interface Edit {
   owner: string;
   listings: Map<string, Listing>;
   images: ImagesByLanguage;
+  tracks: Tracks;
   expiresAt: number;
   status: 'open' | 'committed' | 'deleted';
 }
@@ -70,6 +94,8 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
       grants: string[] | null;
       manualReview: boolean;
       images: ImagesByLanguage;
+      artifacts: Map<string, string>;
+      tracks: Tracks;
     }
   >();
   /** Every image uploaded, by id: what the preview URLs serve. */
@@ -82,6 +108,7 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
     deferChecks: seed.deferImageChecks ?? false,
     minScreenshots: seed.minScreenshots ?? 0,
   };
+  const trackRules = { emptyTrackNotFound: seed.emptyTrackNotFound ?? false };
   const counters = {
     tokenRequests: 0,
     requests: 0,
@@ -99,6 +126,7 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
     if (next.tokenTtlSeconds !== undefined) tokenTtl = next.tokenTtlSeconds;
     if (next.deferImageChecks !== undefined) imageRules.deferChecks = next.deferImageChecks;
     if (next.minScreenshots !== undefined) imageRules.minScreenshots = next.minScreenshots;
+    if (next.emptyTrackNotFound !== undefined) trackRules.emptyTrackNotFound = next.emptyTrackNotFound;
     for (const app of next.apps ?? []) {
       apps.set(app.packageName, {
         packageName: app.packageName,
@@ -109,6 +137,10 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
         grants: app.grants ?? null,
         manualReview: app.manualReview ?? false,
         images: new Map(),
+        artifacts: new Map(Object.entries(app.artifacts ?? {})),
+        tracks: new Map(
+          Object.entries(app.tracks ?? {}).map(([name, releases]) => [name, structuredClone(releases)]),
+        ),
       });
     }
   }
@@ -121,6 +153,7 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
     edits,
     imageFiles,
     imageRules,
+    trackRules,
     counters,
     load,
     get editTtl() {
@@ -135,6 +168,7 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
       editTtl = 3600;
       imageRules.deferChecks = false;
       imageRules.minScreenshots = 0;
+      trackRules.emptyTrackNotFound = false;
       tokenTtl = 3599;
       for (const key of Object.keys(counters) as (keyof typeof counters)[]) counters[key] = 0;
     },

@@ -41,6 +41,7 @@ import { credentialRoutes } from './modules/credentials/index.js';
 import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/index.js';
 import { listingRoutes } from './modules/listings/index.js';
 import { mediaRoutes } from './modules/media/index.js';
+import { releaseRoutes } from './modules/releases/index.js';
 import { localeRoutes } from './modules/locales/index.js';
 import { memberRoutes } from './modules/members/index.js';
 import { ANONYMOUS_REQUESTS_PER_MINUTE, organizationRoutes } from './modules/organizations/index.js';
@@ -264,6 +265,7 @@ function versionOneRoutes(api: Api, services: Services): void {
   syncRoutes(api, services);
   listingRoutes(api, services);
   mediaRoutes(api, services);
+  releaseRoutes(api, services);
   organizationRoutes(api, services);
   memberRoutes(api, services);
   inviteRoutes(api, services);

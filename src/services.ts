@@ -44,6 +44,7 @@ import { createEventStream, createOutbox } from './modules/events/index.js';
 import { createWebhookFanOut, createWebhooksService } from './modules/webhooks/index.js';
 import { createJobQueue, WAKE_AFTER_MS, type JobQueue } from './jobs/index.js';
 import { createBlobStore, type BlobStore } from './blobs/index.js';
+import { createReleasesService, releaseNotesChangesOf } from './modules/releases/index.js';
 import {
   createMediaCollection,
   createMediaService,
@@ -90,7 +91,7 @@ export function createServices(deps: ServiceDeps) {
   });
   const projects = createProjectsService({ db, clock, audit, organizations, listings: listingsRepository });
   const writer = createListingWriter({ db, clock, outbox });
-  const diffs = createDiffs({ db, projects, organizations });
+  const diffs = createDiffs({ db, projects, organizations, releaseNotes: releaseNotesChangesOf });
   const approvals = createApprovals({ clock, audit, projects, diffs, writer, outbox });
   const credentials = createCredentialsService({
     db,
@@ -105,8 +106,24 @@ export function createServices(deps: ServiceDeps) {
     outbox,
     ...(deps.lockWaitMs !== undefined && { lockWaitMs: deps.lockWaitMs }),
   });
+  const listings = createListingsService({ db, clock, projects, writer });
+  const releases = createReleasesService({
+    db,
+    clock,
+    projects,
+    credentials,
+    updateListing: (...args) => listings.update(...args),
+  });
   const storeMedia = createStoreMedia({ db, clock, blobs, organizations });
-  const sync = createSyncService({ db, clock, projects, credentials, runner, media: storeMedia });
+  const sync = createSyncService({
+    db,
+    clock,
+    projects,
+    credentials,
+    runner,
+    media: storeMedia,
+    releases,
+  });
   const push = createPushService({
     db,
     clock,
@@ -116,6 +133,7 @@ export function createServices(deps: ServiceDeps) {
     approvals,
     runner,
     media: storeMedia,
+    releases,
   });
 
   const apiKeys = createApiKeysService({ db, clock, audit, members, issueKey });
@@ -174,7 +192,8 @@ export function createServices(deps: ServiceDeps) {
       startSession: sessions.start,
     }),
     projects,
-    listings: createListingsService({ db, clock, projects, writer }),
+    listings,
+    releases,
     diffs,
     approvals,
     fastlane: createFastlaneTransfer({ db, audit, projects, writer }),

@@ -33,6 +33,8 @@ beforeAll(async () => {
       '2026_11_23_0007_create_idempotency_keys',
       '2026_11_23_0008_create_events_and_jobs',
       '2026_11_23_0009_create_media',
+      '2026_11_24_0010_store_media',
+      '2026_11_24_0011_create_releases',
     ],
   });
   h = await startHarness({ database });

@@ -248,6 +248,11 @@ describe('GET /listings, DELETE a locale and the diff', () => {
       stores: ['appstore'],
       changeCount: 1,
       changes: { appstore: { 'fr-FR': { name: { old: null, new: 'Sec' } } } },
+      mediaChangeCount: 0,
+      uploadBytes: 0,
+      media: {},
+      releaseNoteChangeCount: 0,
+      releaseNotes: {},
       approval: { required: false, approved: false, approvedBy: null, approvedAt: null },
     });
     // A dry run writes nothing: a viewer may ask for one, and only for one.

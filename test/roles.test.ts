@@ -27,6 +27,14 @@ const X = false;
 const listing = (s: Setup, store = 'appstore', locale = 'en-US') =>
   `/api/v1/projects/${s.project}/listings/${store}/${locale}`;
 
+/** The organization's store credentials, set by its admin. */
+async function connectStores(s: Setup) {
+  for (const store of ['appstore', 'playstore'] as const) {
+    await s.org.admin.api.request('PUT', `/api/v1/organization/credentials/${store}`, emu.credentials[store]);
+  }
+}
+let versionsMade = 0;
+
 const HOOK_URL = 'https://hooks.example.com/appmeta';
 /** A webhook endpoint of the organization, made by its admin. */
 const webhook = async (s: Setup): Promise<string> =>
@@ -103,6 +111,58 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
 
   'locales.list': [V, V, V, (a, s) => a.api.get(`/api/v1/locales?projectId=${s.project}`)],
 
+  'releases.list': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/releases`)],
+  'releases.create': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      await connectStores(s);
+      // Every version released: the store takes a new one.
+      for (const version of emu.appStore.versions.values())
+        version.appVersionState = 'READY_FOR_DISTRIBUTION';
+      versionsMade += 1;
+      return a.api.post(`/api/v1/projects/${s.project}/releases/appstore`, {
+        versionString: `3.${versionsMade}`,
+      });
+    },
+  ],
+  'releaseNotes.list': [
+    V,
+    V,
+    V,
+    (a, s) => a.api.get(`/api/v1/projects/${s.project}/release-notes?store=playstore`),
+  ],
+  'releaseNotes.updateAppStore': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      await connectStores(s);
+      // Version 1.1 is the one being prepared (another case may have released it).
+      for (const version of emu.appStore.versions.values()) {
+        version.appVersionState =
+          version.id === 'ver-2' ? 'PREPARE_FOR_SUBMISSION' : 'READY_FOR_DISTRIBUTION';
+      }
+      await s.org.admin.api.post(`/api/v1/projects/${s.project}/sync`, { store: 'appstore' });
+      return a.api.patch(`/api/v1/projects/${s.project}/release-notes/appstore/1.1/en-US`, { text: 'Radar' });
+    },
+  ],
+  'releaseNotes.updatePlay': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      await connectStores(s);
+      const app = emu.play.apps.get(PACKAGE)!;
+      app.artifacts.set('7', '1.7');
+      app.tracks.set('production', [{ name: '7 (1.7)', versionCodes: ['7'], status: 'completed' }]);
+      await s.org.admin.api.post(`/api/v1/projects/${s.project}/sync`, { store: 'playstore' });
+      return a.api.patch(`/api/v1/projects/${s.project}/release-notes/playstore/production/7/en-US`, {
+        text: 'Radar',
+      });
+    },
+  ],
   'media.list': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/media`)],
   'media.slotTypes': [V, V, V, (a) => a.api.get('/api/v1/media/slot-types')],
   'media.upload': [

@@ -100,6 +100,52 @@ export interface MediaProgress {
   state: 'uploaded' | 'failed';
 }
 
+/** An App Store version as appmeta shows it (stores-media.md B1). */
+export interface StoreVersion {
+  id: string;
+  platform: string;
+  versionString: string;
+  state: string;
+  /** Its localizations may be written (stores.md §2.1). */
+  editable: boolean;
+  createdDate: string | null;
+}
+
+/** A Google Play track release (stores-media.md B2). */
+export interface StoreTrackRelease {
+  name: string | null;
+  versionCodes: string[];
+  status: string;
+  userFraction: number | null;
+  /** language → text. */
+  releaseNotes: Record<string, string>;
+}
+
+export interface StoreTrack {
+  track: string;
+  releases: StoreTrackRelease[];
+}
+
+/** An app's versions (App Store) or tracks (Google Play); the other list is empty. */
+export interface StoreReleases {
+  versions: StoreVersion[];
+  tracks: StoreTrack[];
+}
+
+/** Google Play: the notes of the release of `track` that contains `versionCode`; null removes a language. */
+export interface ReleaseNotesChange {
+  track: string;
+  versionCode: string;
+  notes: Record<string, string | null>;
+}
+
+export interface ReleaseNotesResult {
+  track: string;
+  versionCode: string;
+  written: boolean;
+  error?: { code: string; message: string };
+}
+
 /** One locale's changes for a push; `create` when the store does not have the locale yet. */
 export interface LocaleChange {
   locale: string;
@@ -120,6 +166,8 @@ export interface PushOptions {
   media?: MediaSlotChange[];
   /** Told each file the store settled or refused (progress of a background push). */
   onMediaItem?: (progress: MediaProgress) => void;
+  /** Google Play release notes to write (in the edit that carries the texts). */
+  releaseNotes?: ReleaseNotesChange[];
 }
 
 export interface LocaleFailure {
@@ -138,6 +186,8 @@ export interface PushReport {
   media: MediaSlotResult[];
   /** Bytes of media sent to the store. */
   uploadedBytes: number;
+  /** One result per release whose notes the push wrote (Google Play). */
+  releaseNotes: ReleaseNotesResult[];
   /** Store calls made, for logs and benchmarks. */
   calls: number;
 }
@@ -145,6 +195,7 @@ export interface PushReport {
 export interface ReadReport {
   snapshot: StoreSnapshot;
   media: StoreMedia;
+  releases: StoreReleases;
   calls: number;
 }
 
@@ -164,6 +215,13 @@ export interface StoreConnector {
    * when an attempt fails midway. Throws StoreError.
    */
   download(url: string, into: (body: Readable) => Promise<void>): Promise<void>;
+  /** The app's versions (App Store) or tracks (Google Play). Throws StoreError. */
+  readReleases(appRef: string): Promise<StoreReleases>;
+  /**
+   * App Store: creates the next version (PREPARE_FOR_SUBMISSION). The store's refusal (an
+   * unreleased version exists, a version string used before) is thrown as StoreError.
+   */
+  createVersion(appRef: string, versionString: string): Promise<StoreVersion>;
 }
 
 /** A store's refusal or failure, mapped from its own error body (stores.md §6). */

@@ -10,6 +10,7 @@ import * as createIdempotencyKeys from './migrations/2026_11_23_0007_create_idem
 import * as createEventsAndJobs from './migrations/2026_11_23_0008_create_events_and_jobs.js';
 import * as createMedia from './migrations/2026_11_23_0009_create_media.js';
 import * as storeMedia from './migrations/2026_11_24_0010_store_media.js';
+import * as createReleases from './migrations/2026_11_24_0011_create_releases.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_23_0008_create_events_and_jobs': createEventsAndJobs,
   '2026_11_23_0009_create_media': createMedia,
   '2026_11_24_0010_store_media': storeMedia,
+  '2026_11_24_0011_create_releases': createReleases,
 };
 
 /**

@@ -368,6 +368,41 @@ export interface MediaSlotsTable {
   updated_at: string;
 }
 
+/** What a store said of an app's versions or tracks at the last sync (JSON). */
+export interface StoreReleasesTable {
+  project_id: string;
+  store: string;
+  data: string;
+  read_at: string;
+}
+
+/** Google Play release notes: per track release (its first version code) and language. */
+export interface ReleaseNotesTable {
+  project_id: string;
+  track: string;
+  version_code: string;
+  locale: string;
+  value: string | null;
+  base: string | null;
+  in_conflict: number;
+  conflict_value: string | null;
+  updated_at: string;
+}
+
+export interface ReleaseNotesHistoryTable {
+  id: string;
+  project_id: string;
+  track: string;
+  version_code: string;
+  locale: string;
+  old_value: string | null;
+  new_value: string | null;
+  source: string;
+  actor_member_id: string | null;
+  actor_operator: string | null;
+  created_at: string;
+}
+
 /** A store's name for a file (App Store: the source MD5; Google Play: the SHA-256) and ours. */
 export interface StoreMediaFilesTable {
   organization_id: string;
@@ -422,4 +457,7 @@ export interface Database {
   media_slots: MediaSlotsTable;
   media_history: MediaHistoryTable;
   store_media_files: StoreMediaFilesTable;
+  store_releases: StoreReleasesTable;
+  release_notes: ReleaseNotesTable;
+  release_notes_history: ReleaseNotesHistoryTable;
 }

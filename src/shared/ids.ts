@@ -21,7 +21,8 @@ export type IdPrefix =
   | 'wh'
   | 'whd'
   | 'med'
-  | 'mhist';
+  | 'mhist'
+  | 'rnh';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 

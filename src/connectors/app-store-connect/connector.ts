@@ -18,6 +18,8 @@ import {
   type PushOptions,
   type PushReport,
   type ReadReport,
+  type StoreReleases,
+  type StoreVersion,
   type StoreConnector,
   type StoreSnapshot,
 } from '../store-connector.js';
@@ -27,6 +29,8 @@ import { readContainers, type Container } from './containers.js';
 import {
   ALWAYS_EDITABLE,
   APP_INFO_FIELDS,
+  EDITABLE_VERSION_STATES,
+  compareVersions,
   fieldsOf,
   splitFields,
   VERSION_FIELDS,
@@ -65,6 +69,32 @@ export function createAppStoreConnector(
 
   const media = createAscMedia(client, { ...DEFAULT_PROCESSING, ...options.processing });
 
+  const versionOf = (resource: JsonApiResource): StoreVersion => {
+    const a = resource.attributes ?? {};
+    const text = (value: unknown, otherwise: string) => (typeof value === 'string' ? value : otherwise);
+    const state = text(a.appVersionState, text(a.appStoreState, ''));
+    return {
+      id: resource.id,
+      platform: text(a.platform, 'IOS'),
+      versionString: text(a.versionString, ''),
+      state,
+      editable: EDITABLE_VERSION_STATES.includes(state),
+      createdDate: typeof a.createdDate === 'string' ? a.createdDate : null,
+    };
+  };
+
+  /** The app's iOS versions, newest version string first. */
+  async function readReleases(counter: { calls: number }, appId: string): Promise<StoreReleases> {
+    const versions = await client.all(
+      counter,
+      `/v1/apps/${encodeURIComponent(appId)}/appStoreVersions?filter[platform]=IOS&limit=200`,
+    );
+    return {
+      versions: versions.map(versionOf).sort((a, b) => compareVersions(b.versionString, a.versionString)),
+      tracks: [],
+    };
+  }
+
   return {
     store: 'appstore',
 
@@ -85,7 +115,10 @@ export function createAppStoreConnector(
         );
       }
       const snapshot: StoreSnapshot = new Map();
-      const storeMedia = await media.read(counter, verLocs);
+      const [storeMedia, releases] = await Promise.all([
+        media.read(counter, verLocs),
+        readReleases(counter, appId),
+      ]);
       for (const locale of new Set([...infoLocs.keys(), ...verLocs.keys()])) {
         const infoLoc = infoLocs.get(locale);
         const verLoc = verLocs.get(locale);
@@ -94,7 +127,7 @@ export function createAppStoreConnector(
           ...(verLoc ? fieldsOf(verLoc, VERSION_FIELDS) : {}),
         });
       }
-      return { snapshot, media: storeMedia, calls: counter.calls } satisfies ReadReport;
+      return { snapshot, media: storeMedia, releases, calls: counter.calls } satisfies ReadReport;
     },
 
     async write(appId: string, changes: LocaleChange[], options: PushOptions): Promise<PushReport> {
@@ -254,8 +287,22 @@ export function createAppStoreConnector(
         failures,
         media: mediaResults,
         uploadedBytes,
+        releaseNotes: [],
         calls: counter.calls,
       };
+    },
+
+    readReleases: (appId) => readReleases({ calls: 0 }, appId),
+
+    async createVersion(appId, versionString) {
+      const answer = await client.call({ calls: 0 }, 'POST', '/v1/appStoreVersions', {
+        data: {
+          type: 'appStoreVersions',
+          attributes: { versionString, platform: 'IOS' },
+          relationships: { app: { data: { type: 'apps', id: appId } } },
+        },
+      });
+      return versionOf(answer.data as JsonApiResource);
     },
 
     async download(url, into) {

@@ -13,15 +13,20 @@ interface AscError {
  * stores.md §6) to a StoreError naming the field when Apple points at one.
  */
 export function ascError(status: number, body: string): StoreError {
-  let first: AscError | undefined;
+  let errors: AscError[];
   try {
-    first = (JSON.parse(body) as { errors?: AscError[] }).errors?.[0];
+    errors = (JSON.parse(body) as { errors?: AscError[] }).errors ?? [];
   } catch {
-    first = undefined;
+    errors = [];
   }
+  const first = errors[0];
   const code = first?.code ?? `HTTP_${status}`;
+  // Apple may send several errors (a version refused for two reasons): each is said.
   const message =
-    [first?.title, first?.detail].filter(Boolean).join(' - ') || `App Store Connect answered ${status}`;
+    errors
+      .map((e) => [e.title, e.detail].filter(Boolean).join(' - '))
+      .filter(Boolean)
+      .join('; ') || `App Store Connect answered ${status}`;
   const pointer = first?.source?.pointer;
   const field = pointer?.startsWith('/data/attributes/') ? pointer.slice('/data/attributes/'.length) : null;
   return new StoreError('appstore', code, message, status, status === 429 || status >= 500, field);

@@ -18,12 +18,15 @@ import {
   type PlayStoreSecret,
   type PushOptions,
   type PushReport,
+  type ReleaseNotesResult,
   type StoreConnector,
+  type StoreReleases,
   type StoreMedia,
   type StoreSnapshot,
 } from '../store-connector.js';
 import { createPlayClient } from './client.js';
 import { createPlayImages, type PlaySlotWrite } from './images.js';
+import { createPlayTracks } from './tracks.js';
 
 const LISTING_FIELDS = ['title', 'shortDescription', 'fullDescription', 'video'] as const;
 const CONCURRENCY_PER_ACCOUNT = 8;
@@ -71,6 +74,7 @@ export function createGooglePlayConnector(
   });
 
   const images = createPlayImages(client);
+  const tracks = createPlayTracks(client);
 
   return {
     store: 'playstore',
@@ -83,12 +87,16 @@ export function createGooglePlayConnector(
       const counter = { calls: 0 };
       const snapshot: StoreSnapshot = new Map();
       let media: StoreMedia = new Map();
+      const releases: StoreReleases = { versions: [], tracks: [] };
       await client.inEdit(counter, pkg, async (editUrl) => {
         const list = await client.call<{ listings?: Listing[] }>(counter, 'GET', `${editUrl}/listings`);
         for (const listing of list.listings ?? []) snapshot.set(listing.language, fieldsOf(listing));
-        media = await images.read(counter, editUrl, [...snapshot.keys()]);
+        [media, releases.tracks] = await Promise.all([
+          images.read(counter, editUrl, [...snapshot.keys()]),
+          tracks.read(counter, editUrl),
+        ]);
       });
-      return { snapshot, media, calls: counter.calls };
+      return { snapshot, media, releases, calls: counter.calls };
     },
 
     async write(pkg: string, changes: LocaleChange[], options: PushOptions): Promise<PushReport> {
@@ -98,6 +106,7 @@ export function createGooglePlayConnector(
       const removed: string[] = [];
       let committed = false;
       let commitError: { code: string; message: string } | null = null;
+      let notes: ReleaseNotesResult[] = [];
       const slotWrites: PlaySlotWrite[] = [];
       const slotErrors: MediaSlotResult[] = [];
       const editUrl = await client.openEdit(counter, pkg);
@@ -160,7 +169,11 @@ export function createGooglePlayConnector(
           }),
         );
         const mediaWritten = slotWrites.some((w) => w.deleted > 0 || w.uploaded.length > 0);
-        if (written.length > 0 || removed.length > 0 || mediaWritten) {
+        if ((options.releaseNotes ?? []).length > 0) {
+          notes = await tracks.writeNotes(counter, editUrl, options.releaseNotes ?? []);
+        }
+        const notesWritten = notes.some((n) => n.written);
+        if (written.length > 0 || removed.length > 0 || mediaWritten || notesWritten) {
           const query = options.changesNotSentForReview ? '?changesNotSentForReview=true' : '';
           await client.call(counter, 'POST', `${editUrl}:commit${query}`, undefined, false);
           committed = true;
@@ -185,6 +198,9 @@ export function createGooglePlayConnector(
         written.length = 0;
         removed.length = 0;
         commitError = { code: error.code, message: error.message };
+        notes = notes.map((n) =>
+          n.written ? { track: n.track, versionCode: n.versionCode, written: false, error: commitError! } : n,
+        );
       } finally {
         // Removing the uncommitted edit is cleanup, never stopped by a cancel.
         counter.beforeWrite = undefined;
@@ -210,9 +226,37 @@ export function createGooglePlayConnector(
         })),
       ];
       const uploadedBytes = committed ? slotWrites.reduce((sum, w) => sum + w.bytes, 0) : 0;
-      return { written: written.sort(), removed, failures, media, uploadedBytes, calls: counter.calls };
+      return {
+        written: written.sort(),
+        removed,
+        failures,
+        media,
+        uploadedBytes,
+        releaseNotes: notes,
+        calls: counter.calls,
+      };
     },
 
     download: (url, into) => client.download(url, into),
+
+    async readReleases(pkg) {
+      const counter = { calls: 0 };
+      return {
+        versions: [],
+        tracks: await client.inEdit(counter, pkg, (editUrl) => tracks.read(counter, editUrl)),
+      };
+    },
+
+    createVersion() {
+      return Promise.reject(
+        new StoreError(
+          'playstore',
+          'UNSUPPORTED',
+          'Google Play has no versions to create: a release is made by uploading a bundle to a track',
+          null,
+          false,
+        ),
+      );
+    },
   };
 }

@@ -51,6 +51,13 @@ export const OPERATIONS = {
   'media.export': anyone,
   'media.import': editors,
 
+  // Versions and release notes (design.md §13): creating a store version is a store write.
+  'releases.list': anyone,
+  'releases.create': editors,
+  'releaseNotes.list': anyone,
+  'releaseNotes.updateAppStore': editors,
+  'releaseNotes.updatePlay': editors,
+
   'organization.get': anyone,
   'organization.update': admins,
   'organization.usage': anyone,

@@ -23,9 +23,15 @@ export interface Changeset {
   /** Slots whose media differ from the store's (store → locale → slot type). */
   media: MediaChanges;
   mediaChangeCount: number;
+  /** Google Play release notes that differ from the store's (track → version code → language). */
+  releaseNotes: ReleaseNotesChanges;
+  releaseNoteChangeCount: number;
   /** SHA-256 over `stores`, `removedLocales` and `media`: what an approval is bound to. */
   hash: string;
 }
+
+/** Google Play release notes: track → the release's first version code → language → change. */
+export type ReleaseNotesChanges = Record<string, Record<string, Record<string, FieldChange>>>;
 
 export function fieldState(row: FieldRow): FieldState {
   if (row.in_conflict === 1) return 'conflict';
@@ -49,6 +55,7 @@ function canonicalJson(value: unknown): string {
 export function changesetOf(
   rows: ListingWithFields[],
   media: { changes: MediaChanges; count: number } = { changes: {}, count: 0 },
+  notes: { changes: ReleaseNotesChanges; count: number } = { changes: {}, count: 0 },
 ): Changeset {
   const stores: Changeset['stores'] = {};
   const removedLocales: Changeset['removedLocales'] = {};
@@ -76,10 +83,13 @@ export function changesetOf(
   }
   // Media join the hashed content only when there are some: approvals of text-only changes keep
   // the hash they had before media existed.
-  const hashed =
-    media.count > 0
-      ? { stores, removed: removedLocales, media: media.changes }
-      : { stores, removed: removedLocales };
+  // Release notes likewise.
+  const hashed = {
+    stores,
+    removed: removedLocales,
+    ...(media.count > 0 && { media: media.changes }),
+    ...(notes.count > 0 && { releaseNotes: notes.changes }),
+  };
   const hash = createHash('sha256').update(canonicalJson(hashed)).digest('hex');
   return {
     stores,
@@ -88,6 +98,8 @@ export function changesetOf(
     changeCount,
     media: media.changes,
     mediaChangeCount: media.count,
+    releaseNotes: notes.changes,
+    releaseNoteChangeCount: notes.count,
     hash,
   };
 }
@@ -95,6 +107,7 @@ export function changesetOf(
 export const isEmpty = (changeset: Changeset) =>
   changeset.changeCount === 0 &&
   changeset.mediaChangeCount === 0 &&
+  changeset.releaseNoteChangeCount === 0 &&
   Object.keys(changeset.removedLocales).length === 0;
 
 export interface PushPlan {

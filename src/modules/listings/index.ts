@@ -1,6 +1,6 @@
 /** Listings: per-store, per-locale texts, their edits, diff, approvals, sync merge, fastlane, routes. */
 export { createApprovals, type Approvals } from './approvals.js';
-export { planFor, type Changeset, type PushPlan } from './changeset.js';
+export { planFor, type Changeset, type PushPlan, type ReleaseNotesChanges } from './changeset.js';
 export { createFastlaneTransfer, IMPORT_LIMITS, type FastlaneTransfer } from './fastlane-transfer.js';
 export type { FileTree } from './fastlane.js';
 export {
@@ -18,4 +18,4 @@ export { listingsRepository, type ListingsRepository } from './listings.reposito
 export { listingRoutes } from './listings.routes.js';
 export { ApprovalState, Change, Conflict } from './listings.schemas.js';
 export { createListingsService, type ListingsService } from './listings.service.js';
-export { mergeSnapshot, recordPush, type MergeResult } from './store-merge.js';
+export { mergeField, mergeSnapshot, recordPush, type MergeResult } from './store-merge.js';

@@ -8,7 +8,7 @@ import { authorize, type RequestContext } from '../access/index.js';
 import { parseSettings, type OrganizationsRepository } from '../organizations/index.js';
 import type { ProjectsService } from '../projects/index.js';
 import { mediaChangesOf } from '../media/index.js';
-import { changesetOf, isEmpty, type Changeset } from './changeset.js';
+import { changesetOf, isEmpty, type Changeset, type ReleaseNotesChanges } from './changeset.js';
 import type { ListingDiff, StoreDrift } from './listing.js';
 import { listingsRepository as repo } from './listings.repository.js';
 
@@ -24,9 +24,14 @@ export interface DiffsDeps {
   db: Executor;
   projects: Pick<ProjectsService, 'require'>;
   organizations: Pick<OrganizationsRepository, 'find'>;
+  /** The pending Google Play release notes (the releases module's, given here to keep listings apart). */
+  releaseNotes?: (
+    executor: Executor,
+    projectId: string,
+  ) => Promise<{ changes: ReleaseNotesChanges; count: number }>;
 }
 
-export function createDiffs({ db, projects, organizations }: DiffsDeps) {
+export function createDiffs({ db, projects, organizations, releaseNotes }: DiffsDeps) {
   /** Whether the pending changes need an approval, and whether this exact changeset has one. */
   async function approvalOf(
     executor: Executor,
@@ -55,6 +60,7 @@ export function createDiffs({ db, projects, organizations }: DiffsDeps) {
     const changeset = changesetOf(
       await repo.listWithFields(executor, ctx.organizationId, projectId),
       await mediaChangesOf(executor, projectId),
+      releaseNotes === undefined ? undefined : await releaseNotes(executor, projectId),
     );
     return { changeset, approval: await approvalOf(executor, ctx, projectId, changeset) };
   }
@@ -67,6 +73,8 @@ export function createDiffs({ db, projects, organizations }: DiffsDeps) {
     removedLocales: changeset.removedLocales,
     media: changeset.media,
     mediaChangeCount: changeset.mediaChangeCount,
+    releaseNotes: changeset.releaseNotes,
+    releaseNoteChangeCount: changeset.releaseNoteChangeCount,
     hash: changeset.hash,
     approval,
   });
@@ -99,6 +107,7 @@ export function createDiffs({ db, projects, organizations }: DiffsDeps) {
         (n, slots) => n + Object.keys(slots).length,
         0,
       );
+      const notes = store === 'playstore' ? diff.releaseNoteChangeCount : 0;
       return {
         ...diff,
         stores,
@@ -106,7 +115,10 @@ export function createDiffs({ db, projects, organizations }: DiffsDeps) {
         changeCount,
         media,
         mediaChangeCount,
-        inSync: changeCount === 0 && mediaChangeCount === 0 && removedLocales[store] === undefined,
+        releaseNotes: store === 'playstore' ? diff.releaseNotes : {},
+        releaseNoteChangeCount: notes,
+        inSync:
+          changeCount === 0 && mediaChangeCount === 0 && notes === 0 && removedLocales[store] === undefined,
         storeDrift: drift.filter((d) => d.store === store),
       };
     },

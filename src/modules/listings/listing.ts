@@ -46,6 +46,9 @@ export interface ListingDiff {
   /** Slots whose screenshots or previews differ from the store's. */
   media: MediaChanges;
   mediaChangeCount: number;
+  /** Google Play release notes that differ from the store's: track → version code → language. */
+  releaseNotes: Record<string, Record<string, Record<string, FieldChange>>>;
+  releaseNoteChangeCount: number;
   /** SHA-256 over the whole project's pending changes: what an approval is bound to. */
   hash: string;
   approval: { required: boolean; approved: boolean; approvedBy: string | null; approvedAt: string | null };

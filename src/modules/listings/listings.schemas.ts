@@ -83,6 +83,10 @@ export const DiffResponse = Ok(
     }),
     media: MediaChangesSchema,
     mediaChangeCount: Type.Integer({ description: 'Slots whose media differ from the store' }),
+    releaseNotes: Type.Record(Type.String(), Type.Record(Type.String(), Type.Record(Type.String(), Change)), {
+      description: 'Google Play release notes: track → version code → language → change',
+    }),
+    releaseNoteChangeCount: Type.Integer({ description: 'Release notes (release × language) that differ' }),
     hash: Type.String({ description: 'SHA-256 of the whole project diff; approvals are bound to it' }),
     approval: ApprovalState,
     storeDrift: Type.Array(

@@ -14,9 +14,11 @@ import {
   type Changeset,
   type Diffs,
   type PushPlan,
+  type ReleaseNotesChanges,
 } from '../listings/index.js';
 import { plannedMediaCalls } from '../../connectors/media-plan.js';
 import type { MediaChanges, StoreMediaService } from '../media/index.js';
+import type { ReleasesService } from '../releases/index.js';
 import type { Project, ProjectsService } from '../projects/index.js';
 import type { OperationControl, OperationRun, OperationRunner } from './operation-runner.js';
 import {
@@ -44,12 +46,13 @@ export interface PushServiceDeps {
   approvals: Pick<Approvals, 'assertPushAllowed'>;
   runner: OperationRunner;
   media: Pick<StoreMediaService, 'plan' | 'recordPush' | 'sizes'>;
+  releases: Pick<ReleasesService, 'pushPlan' | 'recordPush' | 'whatsNewRule'>;
 }
 
 type PushOptions = Omit<PushInput, 'dryRun'>;
 
 export function createPushService(deps: PushServiceDeps) {
-  const { db, clock, projects, credentials, diffs, approvals, runner, media } = deps;
+  const { db, clock, projects, credentials, diffs, approvals, runner, media, releases } = deps;
 
   async function pushStore(
     ctx: RequestContext,
@@ -61,6 +64,40 @@ export function createPushService(deps: PushServiceDeps) {
     control: OperationControl,
   ): Promise<{ outcome: PushOutcome; locales: string[]; failures: Failure[] }> {
     const plan: PushPlan = planFor(changeset, store, locales);
+    const ruleFailures: Failure[] = [];
+    if (store === 'appstore' && plan.changes.some((c) => 'whatsNew' in c.fields)) {
+      // Said before any store call: What's New only on a version being prepared, not the first.
+      const rule = await releases.whatsNewRule(project.id);
+      if (!rule.allowed) {
+        for (const change of plan.changes) {
+          if (!('whatsNew' in change.fields)) continue;
+          delete change.fields.whatsNew;
+          ruleFailures.push({
+            store,
+            locale: change.locale,
+            field: 'whatsNew',
+            error: { code: 'NOT_EDITABLE', message: rule.reason },
+          });
+        }
+        plan.changes = plan.changes.filter((c) => Object.keys(c.fields).length > 0);
+      }
+    }
+    const wantedNotes = Object.fromEntries(
+      Object.entries(store === 'playstore' ? changeset.releaseNotes : {}).map(([track, byCode]) => [
+        track,
+        Object.fromEntries(
+          Object.entries(byCode).map(([code, byLocale]) => [
+            code,
+            Object.fromEntries(
+              Object.entries(byLocale).filter(
+                ([locale]) => locales === undefined || locales.includes(locale),
+              ),
+            ),
+          ]),
+        ),
+      ]),
+    );
+    const notesPlan = releases.pushPlan(wantedNotes);
     const removals = options.prune === true ? plan.removals : [];
     const mediaPlan = await media.plan(project.id, changeset.media[store] ?? {}, locales);
     control.expect(store, plan.changes.length);
@@ -72,6 +109,16 @@ export function createPushService(deps: PushServiceDeps) {
         error: {
           code: 'CONFLICT',
           message: 'The store changed this field too: edit it here to choose, then push',
+        },
+      })),
+      ...ruleFailures,
+      ...notesPlan.conflicts.map((c) => ({
+        store,
+        locale: c.locale,
+        field: `releaseNotes.${c.track}.${c.versionCode}`,
+        error: {
+          code: 'CONFLICT',
+          message: 'The store changed these release notes too: edit them here to choose, then push',
         },
       })),
       ...mediaPlan.conflicts.map((c) => ({
@@ -89,7 +136,12 @@ export function createPushService(deps: PushServiceDeps) {
       .flatMap(([, bySlot]) => Object.values(bySlot))
       .reduce((sum, change) => sum + (change.conflict === undefined ? change.added.length : 0), 0);
     if (uploads > 0) control.expectMedia(store, uploads);
-    if (plan.changes.length === 0 && removals.length === 0 && mediaPlan.slots.length === 0) {
+    if (
+      plan.changes.length === 0 &&
+      removals.length === 0 &&
+      mediaPlan.slots.length === 0 &&
+      notesPlan.notes.length === 0
+    ) {
       // Nothing to write: no store call at all.
       return {
         outcome: { pushed: conflictFailures.length === 0, locales: 0 },
@@ -115,6 +167,7 @@ export function createPushService(deps: PushServiceDeps) {
         onLocaleWritten: (locale) => control.advance(store, locale),
         media: mediaPlan.slots,
         onMediaItem: (item) => control.mediaItem(store, item.state),
+        releaseNotes: notesPlan.notes,
       });
     } catch (error) {
       const failure = storeFailure(error);
@@ -130,6 +183,7 @@ export function createPushService(deps: PushServiceDeps) {
       .transaction()
       .execute((trx) => recordPush(trx, { projectId: project.id }, store, accepted, report.removed, at));
     await media.recordPush(project.id, store, report.media);
+    await releases.recordPush(project.id, notesPlan.notes, report.releaseNotes);
     const mediaOutcome = {
       slots: report.media.filter((m) => m.failures.length === 0).length,
       uploaded: report.media.reduce((n, m) => n + m.uploaded, 0),
@@ -148,6 +202,14 @@ export function createPushService(deps: PushServiceDeps) {
     );
     const failures: Failure[] = [
       ...report.failures.map((f) => ({ store, locale: f.locale, field: f.field, error: f.error })),
+      ...report.releaseNotes
+        .filter((n) => !n.written)
+        .map((n) => ({
+          store,
+          locale: null,
+          field: `releaseNotes.${n.track}.${n.versionCode}`,
+          error: n.error ?? { code: 'NOT_WRITTEN', message: 'The store did not take these notes' },
+        })),
       ...report.media.flatMap((m) =>
         m.failures.map((f) => ({
           store,
@@ -163,6 +225,9 @@ export function createPushService(deps: PushServiceDeps) {
       pushed: failures.length === 0,
       locales: report.written.length,
       ...(mediaPlan.slots.length > 0 && { media: mediaOutcome }),
+      ...(notesPlan.notes.length > 0 && {
+        releaseNotes: report.releaseNotes.filter((n) => n.written).length,
+      }),
     };
     if (failures.length > 0) {
       outcome.error = {
@@ -221,7 +286,7 @@ export function createPushService(deps: PushServiceDeps) {
         const outcomes = [...runs.values()].map((r) => r.outcome);
         result.status = outcomes.every((o) => o.pushed)
           ? 'succeeded'
-          : outcomes.some((o) => o.locales > 0 || (o.media?.slots ?? 0) > 0)
+          : outcomes.some((o) => o.locales > 0 || (o.media?.slots ?? 0) > 0 || (o.releaseNotes ?? 0) > 0)
             ? 'partial'
             : 'failed';
         return result;
@@ -299,8 +364,30 @@ export function createPushService(deps: PushServiceDeps) {
       mediaChangeCount,
       uploadBytes,
       media,
+      ...releaseNotesPreview(diff.releaseNotes, stores, locales),
       approval: diff.approval,
     };
+  }
+
+  /** The Google Play release notes a push would write (those of the wanted languages). */
+  function releaseNotesPreview(
+    changes: ReleaseNotesChanges,
+    stores: Store[],
+    locales: string[] | undefined,
+  ): Pick<PushPreview, 'releaseNotes' | 'releaseNoteChangeCount'> {
+    const releaseNotes: ReleaseNotesChanges = {};
+    let releaseNoteChangeCount = 0;
+    if (!stores.includes('playstore')) return { releaseNotes, releaseNoteChangeCount };
+    for (const [track, byCode] of Object.entries(changes)) {
+      for (const [code, byLocale] of Object.entries(byCode)) {
+        for (const [locale, change] of Object.entries(byLocale)) {
+          if (locales !== undefined && !locales.includes(locale)) continue;
+          ((releaseNotes[track] ??= {})[code] ??= {})[locale] = change;
+          releaseNoteChangeCount += 1;
+        }
+      }
+    }
+    return { releaseNotes, releaseNoteChangeCount };
   }
 
   /** The media part of a dry run: per slot, what changes and the store calls planned. */

@@ -76,6 +76,7 @@ export const PushOutcome = Type.Object({
   pushed: Type.Boolean(),
   locales: Type.Integer(),
   media: Type.Optional(MediaPushOutcome),
+  releaseNotes: Type.Optional(Type.Integer({ description: 'Google Play releases whose notes were written' })),
   error: Type.Optional(OutcomeError),
 });
 export const PushResult = Type.Object({
@@ -108,6 +109,10 @@ export const PushPreview = Type.Object({
   uploadBytes: Type.Integer({ description: 'Bytes of media the push would upload' }),
   media: Type.Record(Type.String(), Type.Record(Type.String(), Type.Record(Type.String(), MediaPreview)), {
     description: 'store → locale → slot type → what the push would do there',
+  }),
+  releaseNoteChangeCount: Type.Integer(),
+  releaseNotes: Type.Record(Type.String(), Type.Record(Type.String(), Type.Record(Type.String(), Change)), {
+    description: 'Google Play release notes: track → version code → language → change',
   }),
   approval: ApprovalState,
 });

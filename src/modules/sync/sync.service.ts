@@ -9,6 +9,7 @@ import { actorOf } from '../audit/index.js';
 import type { CredentialsService } from '../credentials/index.js';
 import { mergeSnapshot } from '../listings/index.js';
 import type { MediaMerge, StoreMediaService } from '../media/index.js';
+import type { ReleasesService } from '../releases/index.js';
 import type { Project, ProjectsService } from '../projects/index.js';
 import type { OperationControl, OperationRun, OperationRunner } from './operation-runner.js';
 import { operationsRepository as ops } from './operations.repository.js';
@@ -37,9 +38,18 @@ export interface SyncServiceDeps {
   credentials: Pick<CredentialsService, 'connectorFor'>;
   runner: OperationRunner;
   media: Pick<StoreMediaService, 'merge'>;
+  releases: Pick<ReleasesService, 'recordStore'>;
 }
 
-export function createSyncService({ db, clock, projects, credentials, runner, media }: SyncServiceDeps) {
+export function createSyncService({
+  db,
+  clock,
+  projects,
+  credentials,
+  runner,
+  media,
+  releases,
+}: SyncServiceDeps) {
   async function syncStore(ctx: RequestContext, project: Project, store: Store, control: OperationControl) {
     control.expect(store, 0);
     const client: StoreConnector | null = await credentials.connectorFor(ctx.organizationId, store);
@@ -59,7 +69,7 @@ export function createSyncService({ db, clock, projects, credentials, runner, me
           .where('project_id', '=', project.id)
           .where('store', '=', store)
           .execute();
-        return mergeSnapshot(
+        const merged = await mergeSnapshot(
           trx,
           {
             organizationId: ctx.organizationId,
@@ -70,6 +80,9 @@ export function createSyncService({ db, clock, projects, credentials, runner, me
           report.snapshot,
           clock.now().toISOString(),
         );
+        // Versions and tracks, and Google Play's notes, in the same transaction as the texts.
+        const notes = await releases.recordStore(trx, ctx, project.id, store, report.releases);
+        return { ...merged, conflicts: [...merged.conflicts, ...notes] };
       });
       // Media after the texts: a file the store cannot send, or storage that is full, is a
       // failure of the media, not of the texts merged above.

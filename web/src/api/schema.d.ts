@@ -532,6 +532,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/releases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** App Store versions and Google Play tracks, as the last sync read them */
+        get: operations["releases.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/releases/appstore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creates the next App Store version
+         * @description Refused by App Store Connect while an unreleased version exists or for a version string used before: 409 with the store's reason.
+         */
+        post: operations["releases.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/release-notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Release notes per locale, with base and working copy */
+        get: operations["releaseNotes.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/release-notes/appstore/{versionString}/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * What's New of an App Store version in one locale
+         * @description Only on the version being prepared, never on an app's first version (409 saying why, before any store call); at most 4,000 characters.
+         */
+        patch: operations["releaseNotes.updateAppStore"];
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/release-notes/playstore/{track}/{versionCode}/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Google Play notes of the track's release that contains a version code, in one language
+         * @description At most 500 characters, never empty (null removes), only in languages that have a listing; pushed with the texts, written into the track as read.
+         */
+        patch: operations["releaseNotes.updatePlay"];
+        trace?: never;
+    };
     "/api/v1/organization": {
         parameters: {
             query?: never;
@@ -1938,6 +2032,8 @@ export interface operations {
                                     deleted: number;
                                     uploadedBytes: number;
                                 };
+                                /** @description Google Play releases whose notes were written */
+                                releaseNotes?: number;
                                 error?: {
                                     code: string;
                                     message: string;
@@ -1953,6 +2049,8 @@ export interface operations {
                                     deleted: number;
                                     uploadedBytes: number;
                                 };
+                                /** @description Google Play releases whose notes were written */
+                                releaseNotes?: number;
                                 error?: {
                                     code: string;
                                     message: string;
@@ -2009,6 +2107,21 @@ export interface operations {
                                             conflict: boolean;
                                             /** @description The store calls planned, in order */
                                             calls: string[];
+                                        };
+                                    };
+                                };
+                            };
+                            releaseNoteChangeCount: number;
+                            /** @description Google Play release notes: track → version code → language → change */
+                            releaseNotes: {
+                                [key: string]: {
+                                    [key: string]: {
+                                        [key: string]: {
+                                            old: string | null;
+                                            new: string | null;
+                                            conflict?: {
+                                                storeValue: string | null;
+                                            };
                                         };
                                     };
                                 };
@@ -2735,6 +2848,22 @@ export interface operations {
                             };
                             /** @description Slots whose media differ from the store */
                             mediaChangeCount: number;
+                            /** @description Google Play release notes: track → version code → language → change */
+                            releaseNotes: {
+                                [key: string]: {
+                                    [key: string]: {
+                                        [key: string]: {
+                                            old: string | null;
+                                            new: string | null;
+                                            conflict?: {
+                                                storeValue: string | null;
+                                            };
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description Release notes (release × language) that differ */
+                            releaseNoteChangeCount: number;
                             /** @description SHA-256 of the whole project diff; approvals are bound to it */
                             hash: string;
                             approval: {
@@ -3825,6 +3954,381 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "releases.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description App Store versions (iOS), newest first, as the last sync read them; null before */
+                            appStore: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                readAt: string;
+                                versions: {
+                                    id: string;
+                                    platform: string;
+                                    versionString: string;
+                                    /** @description App Store Connect's appVersionState */
+                                    state: string;
+                                    /** @description Its texts (and What’s New) may be written */
+                                    editable: boolean;
+                                    /** @description The app's first version: it has no What's New */
+                                    firstVersion: boolean;
+                                    createdDate: string | null;
+                                }[];
+                            } | null;
+                            /** @description Google Play tracks with their releases, as the last sync read them; null before */
+                            playStore: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                readAt: string;
+                                tracks: {
+                                    track: string;
+                                    releases: {
+                                        name: string | null;
+                                        versionCodes: string[];
+                                        /** @description draft, inProgress, halted or completed */
+                                        status: string;
+                                        userFraction: number | null;
+                                        /** @description language → text, as the store has them */
+                                        releaseNotes: {
+                                            [key: string]: string;
+                                        };
+                                    }[];
+                                }[];
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "releases.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description e.g. 2.4.0 */
+                    versionString: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            version: {
+                                id: string;
+                                platform: string;
+                                versionString: string;
+                                /** @description App Store Connect's appVersionState */
+                                state: string;
+                                /** @description Its texts (and What’s New) may be written */
+                                editable: boolean;
+                                createdDate: string | null;
+                            };
+                            versions: {
+                                id: string;
+                                platform: string;
+                                versionString: string;
+                                /** @description App Store Connect's appVersionState */
+                                state: string;
+                                /** @description Its texts (and What’s New) may be written */
+                                editable: boolean;
+                                /** @description The app's first version: it has no What's New */
+                                firstVersion: boolean;
+                                createdDate: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "releaseNotes.list": {
+        parameters: {
+            query: {
+                store: "appstore" | "playstore";
+                /** @description App Store: a version string (default: the one being prepared) */
+                version?: string;
+                /** @description Google Play: one track */
+                track?: string;
+                /** @description Google Play: the release holding it */
+                versionCode?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            store: "appstore";
+                            version: {
+                                id: string;
+                                platform: string;
+                                versionString: string;
+                                /** @description App Store Connect's appVersionState */
+                                state: string;
+                                /** @description Its texts (and What’s New) may be written */
+                                editable: boolean;
+                                /** @description The app's first version: it has no What's New */
+                                firstVersion: boolean;
+                                createdDate: string | null;
+                            } | null;
+                            /** @description What's New per locale (the listing field whatsNew) */
+                            notes: {
+                                locale: string;
+                                value: string | null;
+                                base: string | null;
+                                /** @enum {string} */
+                                state: "unchanged" | "modified" | "conflict";
+                                storeValue?: string | null;
+                            }[];
+                        } | {
+                            /** @enum {string} */
+                            store: "playstore";
+                            releases: {
+                                track: string;
+                                /** @description The release's key: its first version code */
+                                versionCode: string;
+                                versionCodes: string[];
+                                name: string | null;
+                                status: string;
+                                notes: {
+                                    locale: string;
+                                    value: string | null;
+                                    base: string | null;
+                                    /** @enum {string} */
+                                    state: "unchanged" | "modified" | "conflict";
+                                    storeValue?: string | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "releaseNotes.updateAppStore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                versionString: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    text: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "releaseNotes.updatePlay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                track: string;
+                versionCode: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    text: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            track: string;
+                            versionCode: string;
+                            locale: string;
+                            value: string | null;
+                            base: string | null;
+                            /** @enum {string} */
+                            state: "unchanged" | "modified" | "conflict";
+                            storeValue?: string | null;
+                        };
+                    };
+                };
             };
             /** @description The error envelope */
             "4XX": {

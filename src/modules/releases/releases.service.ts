@@ -1,0 +1,527 @@
+/**
+ * Versions and release notes (design.md §13, stores-media.md B1, B2). What the stores said of an
+ * app's releases at the last sync is kept per store; the rules of release notes are checked
+ * against it before any store call: App Store What's New (the listing field `whatsNew` of the
+ * version being prepared) only on an editable version that is not the app's first; Google Play
+ * notes per track release and language, at most 500 characters, never empty, only in languages
+ * that have a listing. Play notes have a working copy and a base like listing fields: sync merges
+ * them three-way, the changeset carries them, a push writes them in the edit of the texts.
+ */
+import type {
+  ReleaseNotesChange,
+  ReleaseNotesResult,
+  StoreConnector,
+  StoreReleases,
+  StoreTrack,
+  StoreVersion,
+} from '../../connectors/store-connector.js';
+import { StoreError } from '../../connectors/store-connector.js';
+import type { Executor } from '../../db/database.js';
+import { AppError, invalidField, notFound } from '../../errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import { isStoreLocale, type Store } from '../../shared/stores.js';
+import { authorize, type RequestContext } from '../access/index.js';
+import { actorOf } from '../audit/index.js';
+import {
+  listingsRepository,
+  mergeField,
+  type FieldEdits,
+  type ReleaseNotesChanges,
+} from '../listings/index.js';
+import { isLinked, projectsRepository, type Project, type ProjectsService } from '../projects/index.js';
+import { releasesRepository as repo, type NoteRow } from './releases.repository.js';
+
+/** Google Play's limit of a release note (stores.md §3). */
+export const PLAY_NOTES_MAX = 500;
+const VERSION_STRING = /^\d+(\.\d+){0,3}$/;
+
+export interface ReleasesView {
+  appStore: { readAt: string; versions: (StoreVersion & { firstVersion: boolean })[] } | null;
+  playStore: { readAt: string; tracks: StoreTrack[] } | null;
+}
+
+export interface NoteView {
+  locale: string;
+  value: string | null;
+  base: string | null;
+  state: 'unchanged' | 'modified' | 'conflict';
+  storeValue?: string | null;
+}
+
+/** A release-notes conflict, reported by sync beside text conflicts. */
+export interface NotesConflict {
+  store: Store;
+  locale: string;
+  field: string;
+  localValue: string | null;
+  storeValue: string | null;
+}
+
+export interface ReleasesServiceDeps {
+  db: Executor;
+  clock: Clock;
+  projects: Pick<ProjectsService, 'require'>;
+  credentials: { connectorFor(organizationId: string, store: Store): Promise<StoreConnector | null> };
+  /** The listings' partial update: App Store What's New is the listing field `whatsNew`. */
+  updateListing: (
+    ctx: RequestContext,
+    projectId: string,
+    store: Store,
+    locale: string,
+    edits: FieldEdits,
+  ) => Promise<unknown>;
+}
+
+const stateOf = (row: NoteRow): NoteView['state'] =>
+  row.in_conflict === 1 ? 'conflict' : row.value === row.base ? 'unchanged' : 'modified';
+
+const noteView = (row: NoteRow): NoteView => ({
+  locale: row.locale,
+  value: row.value,
+  base: row.base,
+  state: stateOf(row),
+  ...(row.in_conflict === 1 && { storeValue: row.conflict_value }),
+});
+
+/** The release of a track that holds a version code, and its key (the release's first code). */
+function releaseOf(tracks: StoreTrack[], track: string, versionCode: string) {
+  const found = tracks.find((t) => t.track === track);
+  if (found === undefined) return { track: undefined, release: undefined };
+  return { track: found, release: found.releases.find((r) => r.versionCodes.includes(versionCode)) };
+}
+
+export function createReleasesService(deps: ReleasesServiceDeps) {
+  const { db, clock, projects, credentials } = deps;
+
+  async function snapshotsOf(executor: Executor, projectId: string) {
+    const rows = await repo.snapshots(executor, projectId);
+    const of = (store: Store) => {
+      const row = rows.find((r) => r.store === store);
+      return row === undefined
+        ? null
+        : { readAt: row.read_at, releases: JSON.parse(row.data) as StoreReleases };
+    };
+    return { appstore: of('appstore'), playstore: of('playstore') };
+  }
+
+  /** The App Store versions as shown: newest first, each saying whether it is the app's first. */
+  const versionsView = (versions: StoreVersion[]) => {
+    const oldest = versions.at(-1)?.id;
+    return versions.map((v) => ({ ...v, firstVersion: v.id === oldest }));
+  };
+
+  function requireAppStore(project: Project) {
+    if (!isLinked(project, 'appstore')) {
+      throw invalidField('store', 'the project has no appStoreAppId; set it with PATCH /projects/:projectId');
+    }
+  }
+
+  /** Whether What's New may be written now, from the last sync: the version being prepared, not the first. */
+  async function whatsNewRule(
+    projectId: string,
+  ): Promise<{ allowed: true } | { allowed: false; reason: string }> {
+    const snapshot = (await snapshotsOf(db, projectId)).appstore;
+    if (snapshot === null) return { allowed: true }; // never synced: the store decides
+    const versions = versionsView(snapshot.releases.versions);
+    const editable = versions.find((v) => v.editable);
+    if (editable === undefined) {
+      return {
+        allowed: false,
+        reason:
+          "No App Store version is being prepared: create the next version (POST /projects/:projectId/releases/appstore) before writing What's New",
+      };
+    }
+    if (editable.firstVersion) {
+      return {
+        allowed: false,
+        reason: `Version ${editable.versionString} is the app's first: App Store Connect takes What's New only from the second version on`,
+      };
+    }
+    return { allowed: true };
+  }
+
+  return {
+    whatsNewRule,
+
+    /** Versions and tracks as the last sync read them. */
+    async list(ctx: RequestContext, projectId: string): Promise<ReleasesView> {
+      authorize(ctx, 'releases.list');
+      await projects.require(ctx, projectId);
+      const { appstore, playstore } = await snapshotsOf(db, projectId);
+      return {
+        appStore: appstore && { readAt: appstore.readAt, versions: versionsView(appstore.releases.versions) },
+        playStore: playstore && { readAt: playstore.readAt, tracks: playstore.releases.tracks },
+      };
+    },
+
+    /** Creates the next App Store version; the store's refusal is passed on with its reason. */
+    async createVersion(ctx: RequestContext, projectId: string, versionString: string) {
+      authorize(ctx, 'releases.create');
+      const project = await projects.require(ctx, projectId);
+      requireAppStore(project);
+      if (!VERSION_STRING.test(versionString)) {
+        throw invalidField(
+          'versionString',
+          'a version string is up to four numbers separated by dots, e.g. 2.4.0',
+        );
+      }
+      const connector = await credentials.connectorFor(ctx.organizationId, 'appstore');
+      if (connector === null) {
+        throw new AppError(
+          'CONFLICT',
+          'No App Store credentials are set for this organization: an admin sets them with PUT /api/v1/organization/credentials/appstore',
+        );
+      }
+      const appId = project.appStoreAppId!;
+      let version: StoreVersion;
+      try {
+        version = await connector.createVersion(appId, versionString);
+      } catch (error) {
+        if (!(error instanceof StoreError)) throw error;
+        throw new AppError(
+          'CONFLICT',
+          `App Store Connect refused version ${versionString}: ${error.message}`,
+          [{ field: 'versionString', message: `${error.code}: ${error.message}` }],
+        );
+      }
+      const releases = await connector.readReleases(appId);
+      await repo.putSnapshot(db, {
+        project_id: projectId,
+        store: 'appstore',
+        data: JSON.stringify(releases),
+        read_at: clock.now().toISOString(),
+      });
+      ctx.log.info({ projectId, versionString }, 'app store version created');
+      return { version, versions: versionsView(releases.versions) };
+    },
+
+    /** Notes per locale: App Store What's New of a version, or Google Play notes per release. */
+    async notes(
+      ctx: RequestContext,
+      projectId: string,
+      query: { store: Store; version?: string; track?: string; versionCode?: string },
+    ) {
+      authorize(ctx, 'releaseNotes.list');
+      await projects.require(ctx, projectId);
+      const snapshots = await snapshotsOf(db, projectId);
+      if (query.store === 'appstore') {
+        const versions = versionsView(snapshots.appstore?.releases.versions ?? []);
+        const version =
+          query.version === undefined
+            ? versions.find((v) => v.editable)
+            : versions.find((v) => v.versionString === query.version);
+        if (version === undefined) {
+          if (query.version !== undefined) throw notFound('Version');
+          return { store: 'appstore' as const, version: null, notes: [] };
+        }
+        // Only the version being prepared has its texts here (stores.md §2.1).
+        const rows = version.editable
+          ? (await listingsRepository.listWithFields(db, ctx.organizationId, projectId)).filter(
+              (l) => l.store === 'appstore' && l.status === 'active',
+            )
+          : [];
+        const notes: NoteView[] = rows.flatMap((listing) => {
+          const field = listing.fields.find((f) => f.field === 'whatsNew');
+          if (field === undefined || (field.value === null && field.base === null)) return [];
+          return [
+            {
+              locale: listing.locale,
+              value: field.value,
+              base: field.base,
+              state:
+                field.in_conflict === 1 ? 'conflict' : field.value === field.base ? 'unchanged' : 'modified',
+              ...(field.in_conflict === 1 && { storeValue: field.conflict_value }),
+            },
+          ];
+        });
+        return { store: 'appstore' as const, version, notes };
+      }
+      const tracks = snapshots.playstore?.releases.tracks ?? [];
+      const rows = await repo.notes(db, projectId, {
+        ...(query.track !== undefined && { track: query.track }),
+      });
+      const releases = tracks
+        .filter((t) => query.track === undefined || t.track === query.track)
+        .flatMap((t) =>
+          t.releases
+            .filter((r) => r.versionCodes.length > 0)
+            .filter((r) => query.versionCode === undefined || r.versionCodes.includes(query.versionCode))
+            .map((r) => ({
+              track: t.track,
+              versionCode: r.versionCodes[0]!,
+              name: r.name,
+              status: r.status,
+              versionCodes: r.versionCodes,
+              notes: rows
+                .filter((row) => row.track === t.track && row.version_code === r.versionCodes[0])
+                .map(noteView),
+            })),
+        );
+      return { store: 'playstore' as const, releases };
+    },
+
+    /** App Store: What's New of a version, checked against the version's rules first. */
+    async updateAppStoreNote(
+      ctx: RequestContext,
+      projectId: string,
+      versionString: string,
+      locale: string,
+      text: string | null,
+    ) {
+      authorize(ctx, 'releaseNotes.updateAppStore');
+      const project = await projects.require(ctx, projectId);
+      requireAppStore(project);
+      const snapshot = (await snapshotsOf(db, projectId)).appstore;
+      if (snapshot === null) {
+        throw new AppError('CONFLICT', 'Sync the project first: its App Store versions are not known yet');
+      }
+      const version = versionsView(snapshot.releases.versions).find((v) => v.versionString === versionString);
+      if (version === undefined) throw notFound('Version');
+      if (!version.editable) {
+        throw new AppError(
+          'CONFLICT',
+          `Version ${versionString} is ${version.state}: What's New is written only while a version is being prepared`,
+          [{ field: 'versionString', message: `not editable (${version.state})` }],
+        );
+      }
+      if (version.firstVersion) {
+        throw new AppError(
+          'CONFLICT',
+          `Version ${versionString} is the app's first: App Store Connect takes What's New only from the second version on`,
+          [{ field: 'versionString', message: "an app's first version has no What's New" }],
+        );
+      }
+      return deps.updateListing(ctx, projectId, 'appstore', locale, { whatsNew: text });
+    },
+
+    /** Google Play: the notes of the track's release holding `versionCode`, in one language. */
+    async updatePlayNote(
+      ctx: RequestContext,
+      projectId: string,
+      key: { track: string; versionCode: string; locale: string },
+      text: string | null,
+    ): Promise<NoteView & { track: string; versionCode: string }> {
+      authorize(ctx, 'releaseNotes.updatePlay');
+      const project = await projects.require(ctx, projectId);
+      if (!isLinked(project, 'playstore')) {
+        throw invalidField(
+          'store',
+          'the project has no playStorePackageName; set it with PATCH /projects/:projectId',
+        );
+      }
+      const snapshot = (await snapshotsOf(db, projectId)).playstore;
+      if (snapshot === null) {
+        throw new AppError('CONFLICT', 'Sync the project first: its Google Play tracks are not known yet');
+      }
+      const { track, release } = releaseOf(snapshot.releases.tracks, key.track, key.versionCode);
+      if (track === undefined)
+        throw invalidField('track', `Google Play has no track ${key.track} for this app`);
+      if (release === undefined) {
+        throw invalidField(
+          'versionCode',
+          `no release of track ${key.track} contains version code ${key.versionCode}`,
+        );
+      }
+      if (!isStoreLocale('playstore', key.locale)) {
+        throw invalidField('locale', `"${key.locale}" is not a Google Play language code`);
+      }
+      if (text !== null) {
+        if (text.trim() === '')
+          throw invalidField('text', 'release notes are never empty; send null to remove them');
+        const length = [...text].length;
+        if (length > PLAY_NOTES_MAX) {
+          throw invalidField(
+            'text',
+            `Google Play takes release notes of up to ${PLAY_NOTES_MAX} characters; this one has ${length}`,
+          );
+        }
+      }
+      const versionCode = release.versionCodes[0]!;
+      const at = clock.now().toISOString();
+      return db.transaction().execute(async (trx) => {
+        await projectsRepository.lock(trx, projectId);
+        const listed = (await listingsRepository.listWithFields(trx, ctx.organizationId, projectId)).some(
+          (l) => l.store === 'playstore' && l.locale === key.locale && l.status === 'active',
+        );
+        if (!listed && text !== null) {
+          throw invalidField(
+            'locale',
+            `Google Play takes notes only in languages that have a listing: add the ${key.locale} listing first`,
+          );
+        }
+        const [current] = (await repo.notes(trx, projectId, { track: key.track, versionCode })).filter(
+          (row) => row.locale === key.locale,
+        );
+        // Editing a note in conflict resolves it, as for listing fields: the store's text becomes the base.
+        const row: NoteRow = {
+          project_id: projectId,
+          track: key.track,
+          version_code: versionCode,
+          locale: key.locale,
+          value: text,
+          base: current?.in_conflict === 1 ? current.conflict_value : (current?.base ?? null),
+          in_conflict: 0,
+          conflict_value: null,
+          updated_at: at,
+        };
+        if (row.value === null && row.base === null) await repo.deleteNote(trx, row);
+        else await repo.upsertNote(trx, row);
+        if ((current?.value ?? null) !== text) {
+          const actor = actorOf(ctx);
+          await repo.insertHistory(trx, [
+            {
+              id: newId('rnh'),
+              project_id: projectId,
+              track: key.track,
+              version_code: versionCode,
+              locale: key.locale,
+              old_value: current?.value ?? null,
+              new_value: text,
+              source: 'edit',
+              actor_member_id: actor.memberId,
+              actor_operator: actor.operator,
+              created_at: at,
+            },
+          ]);
+        }
+        return { track: key.track, versionCode, ...noteView(row) };
+      });
+    },
+
+    /**
+     * After a store was read: keeps what it said of its releases and, for Google Play, merges
+     * the notes three-way (a release gone from the store takes its untouched notes with it).
+     * In the caller's transaction.
+     */
+    async recordStore(
+      trx: Executor,
+      ctx: RequestContext,
+      projectId: string,
+      store: Store,
+      releases: StoreReleases,
+    ): Promise<NotesConflict[]> {
+      const at = clock.now().toISOString();
+      await repo.putSnapshot(trx, {
+        project_id: projectId,
+        store,
+        data: JSON.stringify(releases),
+        read_at: at,
+      });
+      if (store !== 'playstore') return [];
+      const conflicts: NotesConflict[] = [];
+      const local = await repo.notes(trx, projectId);
+      const seen = new Set<string>();
+      const history = [];
+      const actor = actorOf(ctx);
+      for (const track of releases.tracks) {
+        for (const release of track.releases) {
+          const versionCode = release.versionCodes[0];
+          if (versionCode === undefined) continue;
+          const rows = local.filter((r) => r.track === track.track && r.version_code === versionCode);
+          const languages = new Set([...Object.keys(release.releaseNotes), ...rows.map((r) => r.locale)]);
+          for (const locale of languages) {
+            seen.add(`${track.track}/${versionCode}/${locale}`);
+            const row = rows.find((r) => r.locale === locale);
+            const next = mergeField(
+              row && { value: row.value, base: row.base, inConflict: row.in_conflict === 1 },
+              release.releaseNotes[locale] ?? null,
+            );
+            if (next === null) continue;
+            if (next.conflict !== undefined) {
+              conflicts.push({
+                store,
+                locale,
+                field: `releaseNotes.${track.track}.${versionCode}`,
+                localValue: next.value,
+                storeValue: next.conflict,
+              });
+            }
+            const key = { project_id: projectId, track: track.track, version_code: versionCode, locale };
+            if (next.value === null && next.base === null && next.conflict === undefined)
+              await repo.deleteNote(trx, key);
+            else {
+              await repo.upsertNote(trx, {
+                ...key,
+                value: next.value,
+                base: next.base,
+                in_conflict: next.conflict === undefined ? 0 : 1,
+                conflict_value: next.conflict ?? null,
+                updated_at: at,
+              });
+            }
+            if ((row?.value ?? null) !== next.value) {
+              history.push({
+                id: newId('rnh'),
+                ...key,
+                old_value: row?.value ?? null,
+                new_value: next.value,
+                source: 'sync',
+                actor_member_id: actor.memberId,
+                actor_operator: actor.operator,
+                created_at: at,
+              });
+            }
+          }
+        }
+      }
+      // Notes of releases the store no longer has: gone with them unless edited here.
+      for (const row of local) {
+        if (seen.has(`${row.track}/${row.version_code}/${row.locale}`)) continue;
+        if (row.value === row.base && row.in_conflict === 0) await repo.deleteNote(trx, row);
+      }
+      await repo.insertHistory(trx, history);
+      return conflicts;
+    },
+
+    /** The notes a push writes, from the approved changeset; conflicts left out (and said). */
+    pushPlan(changes: ReleaseNotesChanges): {
+      notes: ReleaseNotesChange[];
+      conflicts: { track: string; versionCode: string; locale: string }[];
+    } {
+      const notes: ReleaseNotesChange[] = [];
+      const conflicts = [];
+      for (const [track, byCode] of Object.entries(changes)) {
+        for (const [versionCode, byLocale] of Object.entries(byCode)) {
+          const change: ReleaseNotesChange = { track, versionCode, notes: {} };
+          for (const [locale, note] of Object.entries(byLocale)) {
+            if (note.conflict !== undefined) conflicts.push({ track, versionCode, locale });
+            else change.notes[locale] = note.new;
+          }
+          if (Object.keys(change.notes).length > 0) notes.push(change);
+        }
+      }
+      return { notes, conflicts };
+    },
+
+    /** After a push: the notes the store took become the base. */
+    async recordPush(projectId: string, pushed: ReleaseNotesChange[], results: ReleaseNotesResult[]) {
+      const at = clock.now().toISOString();
+      await db.transaction().execute(async (trx) => {
+        for (const result of results.filter((r) => r.written)) {
+          const change = pushed.find((c) => c.track === result.track && c.versionCode === result.versionCode);
+          const rows = await repo.notes(trx, projectId, {
+            track: result.track,
+            versionCode: result.versionCode,
+          });
+          for (const [locale, value] of Object.entries(change?.notes ?? {})) {
+            // The base moves to what the store took; an edit made since stays pending.
+            const row = rows.find((r) => r.locale === locale);
+            if (row === undefined) continue;
+            if (value === null && row.value === null) await repo.deleteNote(trx, row);
+            else
+              await repo.upsertNote(trx, {
+                ...row,
+                base: value,
+                in_conflict: 0,
+                conflict_value: null,
+                updated_at: at,
+              });
+          }
+        }
+      });
+    },
+  };
+}
+
+export type ReleasesService = ReturnType<typeof createReleasesService>;

@@ -196,7 +196,17 @@ export function createServices(deps: ServiceDeps) {
     releases,
     diffs,
     approvals,
-    fastlane: createFastlaneTransfer({ db, audit, projects, writer }),
+    fastlane: createFastlaneTransfer({
+      db,
+      audit,
+      projects,
+      writer,
+      changelogs: {
+        files: (ctx, projectId) => releases.changelogFiles(ctx, projectId),
+        prepare: (ctx, projectId, notes, newLocales) =>
+          releases.prepareChangelogs(ctx, projectId, notes, newLocales),
+      },
+    }),
     credentials,
     sync,
     push,

@@ -9,6 +9,7 @@ import { appStoreCredentials } from './support/store-keys.js';
 import { createTestDatabase, type TestDatabase } from './support/databases.js';
 import { createKeyRing } from '../src/shared/key-ring.js';
 import { startHarness, TEST_SECRET_KEY, type Harness } from './support/harness.js';
+import { APP_ID, startEmulators } from './support/emulators.js';
 import { distinctColour, image } from './support/media.js';
 
 let database: TestDatabase;
@@ -318,6 +319,39 @@ describe('appmeta CLI', () => {
     ]);
     const again = await runCli(['media', 'import', '--project', other, '--dir', tree], env);
     expect(again.stdout).toContain('Nothing changed');
+  });
+
+  it('releases create-version, list and notes speak to the App Store as the REST routes do', async () => {
+    const emu = await startEmulators();
+    onTestFinished(() => emu.close());
+    const org = await h.given.organization();
+    const project = (await h.given.project(org.admin, { appStoreAppId: APP_ID })).id;
+    await org.admin.api.request('PUT', '/api/v1/organization/credentials/appstore', emu.credentials.appstore);
+    const withStores = { ...env, ...emu.env };
+    const before = await runCli(['releases', 'list', '--project', project], withStores);
+    expect(before.stdout).toContain('App Store: not synced');
+    // 1.1 is still being prepared: App Store Connect refuses a new version, and the CLI says why.
+    const refused = await runCli(['releases', 'create-version', '--project', project, '2.0'], withStores);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/cannot create a new version of the App in the current state/);
+    emu.appStore.versions.get('ver-2')!.appVersionState = 'READY_FOR_DISTRIBUTION';
+    const created = await runCli(
+      ['releases', 'create-version', '--project', project, '2.0', '--json'],
+      withStores,
+    );
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout).version).toMatchObject({ versionString: '2.0', editable: true });
+    const listed = await runCli(['releases', 'list', '--project', project], withStores);
+    expect(listed.stdout.split('\n').slice(0, 3)).toEqual([
+      'App Store 2.0  PREPARE_FOR_SUBMISSION  editable',
+      'App Store 1.1  READY_FOR_DISTRIBUTION',
+      'App Store 1.0  READY_FOR_DISTRIBUTION  first version',
+    ]);
+    const notes = await runCli(
+      ['releases', 'notes', '--project', project, '--store', 'appstore'],
+      withStores,
+    );
+    expect(notes.stdout.trim()).toBe('App Store 2.0 (PREPARE_FOR_SUBMISSION)');
   });
 
   it('listings import and export work against a directory in the fastlane layout', async () => {

@@ -412,6 +412,46 @@ describe('approval and push', () => {
   });
 });
 
+describe('release notes', () => {
+  it('edits Google Play notes with a live 500-character counter, reviews them and pushes them', async () => {
+    const app = emu.play.apps.get(PACKAGE)!;
+    app.artifacts = new Map([['11', '1.1']]);
+    app.tracks = new Map([['production', [{ name: '11 (1.1)', versionCodes: ['11'], status: 'completed' }]]]);
+    const org = await organizationWithStores();
+    const project = await syncedProject(org.admin);
+    const { context, page } = await signedInContext(browser, h, org.admin.apiKey);
+    try {
+      await page.goto(`/projects/${project}/releases`);
+      await page
+        .getByRole('list', { name: 'App Store versions' })
+        .getByText('1.1 · PREPARE_FOR_SUBMISSION · being prepared')
+        .waitFor();
+      const notes = page.getByLabel('Release notes (en-US)', { exact: true });
+      await notes.waitFor();
+      await expectAccessible(page, 'releases');
+      await notes.fill('x'.repeat(501));
+      await page.getByText('501 / 500').waitFor();
+      const save = page.getByRole('button', { name: 'Save Release notes (en-US)' });
+      expect(await save.isDisabled()).toBe(true);
+      await notes.fill('Radar maps for every street.');
+      await page.getByText('28 / 500').waitFor();
+      await save.click();
+      await page.getByText('modified').first().waitFor();
+
+      await page.getByRole('link', { name: '← Project' }).click();
+      await page.getByText('Google Play release notes · production · version 11').waitFor();
+      await page.getByRole('button', { name: 'Preview push' }).click();
+      await page.getByRole('button', { name: 'Push to the stores' }).click();
+      await page.getByRole('status', { name: 'Push result' }).waitFor();
+      await expect
+        .poll(() => emu.play.apps.get(PACKAGE)!.tracks.get('production')![0]!.releaseNotes)
+        .toEqual([{ language: 'en-US', text: 'Radar maps for every street.' }]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('roles and forgery', () => {
   it('shows a viewer read-only pages, and the server refuses what the page would not offer', async () => {
     const org = await organizationWithStores();

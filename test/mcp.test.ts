@@ -73,6 +73,10 @@ describe('MCP endpoint at /mcp', () => {
         'remove_media',
         'get_media_history',
         'revert_media',
+        'list_releases',
+        'create_app_store_version',
+        'get_release_notes',
+        'update_release_notes',
       ].sort(),
     );
     for (const tool of tools) {

@@ -6,6 +6,8 @@
  * characters and languages without a listing refused before the store is called; nothing written
  * when nothing changed; notes in the diff, its hash and the dry run.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APPSTORE_LOCALES } from '../src/shared/stores.js';
 import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from './support/emulators.js';
@@ -266,5 +268,152 @@ describe('Google Play release notes', () => {
     expect(emu.play.apps.get(PACKAGE)!.tracks.get('production')![0]!.releaseNotes).toEqual([
       { language: 'en-US', text: 'Theirs' },
     ]);
+  });
+});
+
+describe('release notes: history, revert and copy', () => {
+  it("copies What's New into a Play release, refusing a note over 500 characters rather than cutting it", async () => {
+    seedTracks();
+    const project = await newProject();
+    await admin.api.post(`/api/v1/projects/${project}/sync`, {});
+    await admin.api.patch(`/api/v1/projects/${project}/listings/appstore/en-US`, { whatsNew: 'Radar maps' });
+    await admin.api.patch(`/api/v1/projects/${project}/listings/appstore/de-DE`, {
+      name: 'Wetter Pro',
+      whatsNew: 'R'.repeat(612),
+    });
+    const copy = (locales?: string[]) =>
+      admin.api.post(`/api/v1/projects/${project}/release-notes/copy`, {
+        from: { store: 'appstore' },
+        to: { track: 'beta', versionCode: '12' },
+        ...(locales !== undefined && { locales }),
+      });
+    const refused = await copy();
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toEqual([
+      expect.objectContaining({ field: 'notes.de-DE.text', limit: 500, length: 612 }),
+    ]);
+    const notesOf = async () =>
+      (await admin.api.get(`/api/v1/projects/${project}/release-notes?store=playstore&track=beta`)).body.data
+        .releases[0].notes;
+    expect(await notesOf()).toEqual([]); // all or nothing
+    const copied = await copy(['en-US']);
+    expect(copied.status).toBe(200);
+    expect(copied.body.data.copied).toEqual([{ from: 'en-US', to: 'en-US' }]);
+    expect(await notesOf()).toEqual([expect.objectContaining({ locale: 'en-US', value: 'Radar maps' })]);
+  });
+
+  it('keeps every change of a Play note and reverts to before or after one', async () => {
+    seedTracks();
+    const project = await newProject();
+    await admin.api.post(`/api/v1/projects/${project}/sync`, {});
+    const url = `/api/v1/projects/${project}/release-notes/playstore/production/11/en-US`;
+    await admin.api.patch(url, { text: 'Second' });
+    await admin.api.patch(url, { text: 'Third' });
+    const history = (await admin.api.get(`${url}/history`)).body.data.entries;
+    expect(
+      history.map((e: { old: string; new: string; source: string }) => [e.old, e.new, e.source]),
+    ).toEqual([
+      ['Second', 'Third', 'edit'],
+      ['Faster radar', 'Second', 'edit'],
+      [null, 'Faster radar', 'sync'],
+    ]);
+    const reverted = await admin.api.post(`/api/v1/projects/${project}/release-notes/playstore/revert`, {
+      historyId: history[1].id,
+    });
+    expect(reverted.body.data).toMatchObject({
+      value: 'Faster radar',
+      base: 'Faster radar',
+      state: 'unchanged',
+    });
+    const after = await admin.api.post(`/api/v1/projects/${project}/release-notes/playstore/revert`, {
+      historyId: history[0].id,
+      to: 'after',
+    });
+    expect(after.body.data).toMatchObject({ value: 'Third', state: 'modified' });
+  });
+});
+
+describe('release notes over MCP', () => {
+  it('lists versions and tracks, writes and reads notes as REST does, and passes on a store refusal', async () => {
+    seedTracks();
+    const project = await newProject();
+    await admin.api.post(`/api/v1/projects/${project}/sync`, {});
+    const url = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const client = new Client({ name: 'appmeta-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${admin.apiKey}` } },
+      }),
+    );
+    try {
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const result = await client.callTool({ name, arguments: args });
+        return { isError: result.isError === true, data: result.structuredContent as any };
+      };
+      const listed = await call('list_releases', { projectId: project });
+      expect(listed.data.playStore.tracks.map((t: { track: string }) => t.track)).toContain('production');
+      const written = await call('update_release_notes', {
+        projectId: project,
+        store: 'playstore',
+        track: 'beta',
+        versionCode: '12',
+        locale: 'de-DE',
+        text: 'Neu: Radar',
+      });
+      expect(written.isError).toBe(false);
+      const rest = (
+        await admin.api.get(`/api/v1/projects/${project}/release-notes?store=playstore&track=beta`)
+      ).body.data;
+      expect(rest.releases[0].notes).toEqual([
+        { locale: 'de-DE', value: 'Neu: Radar', base: null, state: 'modified' },
+      ]);
+      // fastlane: supply's changelogs/<versionCode>.txt out, and in again (default.txt too).
+      const exported = await call('export_fastlane', { projectId: project });
+      expect(exported.data.files['fastlane/metadata/android/en-US/changelogs/11.txt']).toBe('Faster radar');
+      expect(exported.data.files['fastlane/metadata/android/de-DE/changelogs/12.txt']).toBe('Neu: Radar');
+      const other = await newProject();
+      await admin.api.post(`/api/v1/projects/${other}/sync`, {});
+      const imported = await call('import_fastlane', {
+        projectId: other,
+        files: {
+          ...exported.data.files,
+          'fastlane/metadata/android/en-US/changelogs/11.txt': 'Faster radar, again\n',
+          'fastlane/metadata/android/de-DE/changelogs/default.txt': 'Standard',
+        },
+      });
+      expect(imported.isError).toBe(false);
+      expect(imported.data.releaseNotes).toBe(3);
+      const notesOf = async (track: string) =>
+        (await admin.api.get(`/api/v1/projects/${other}/release-notes?store=playstore&track=${track}`)).body
+          .data.releases;
+      const production = await notesOf('production');
+      expect(production[0].notes.map((n: { locale: string; value: string }) => [n.locale, n.value])).toEqual([
+        ['de-DE', 'Standard'],
+        ['en-US', 'Faster radar, again'],
+      ]);
+      expect((await notesOf('beta'))[0].notes).toEqual([
+        expect.objectContaining({ locale: 'de-DE', value: 'Neu: Radar' }),
+      ]);
+      // A changelog over 500 characters is refused by name, and nothing of the import is written.
+      const tooLong = await call('import_fastlane', {
+        projectId: other,
+        files: {
+          'fastlane/metadata/android/en-US/title.txt': 'Changed title',
+          'fastlane/metadata/android/en-US/changelogs/12.txt': 'x'.repeat(501),
+        },
+      });
+      expect(tooLong.isError).toBe(true);
+      expect(tooLong.data.error.details[0].field).toBe('fastlane/metadata/android/en-US/changelogs/12.txt');
+      const title = (await admin.api.get(`/api/v1/projects/${other}/listings/playstore/en-US`)).body.data
+        .listing.fields.title;
+      expect(title.value).not.toBe('Changed title');
+
+      const refused = await call('create_app_store_version', { projectId: project, versionString: '2.0' });
+      expect(refused.isError).toBe(true);
+      expect(refused.data.error.code).toBe('CONFLICT');
+      expect(refused.data.error.message).toMatch(/cannot create a new version/);
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -35,6 +35,18 @@ async function connectStores(s: Setup) {
 }
 let versionsMade = 0;
 
+/** A Google Play note written by the admin (release 7 of production, en-US); answers its history id. */
+async function playNoteWritten(s: Setup): Promise<string> {
+  await connectStores(s);
+  const app = emu.play.apps.get(PACKAGE)!;
+  app.artifacts.set('7', '1.7');
+  app.tracks.set('production', [{ name: '7 (1.7)', versionCodes: ['7'], status: 'completed' }]);
+  await s.org.admin.api.post(`/api/v1/projects/${s.project}/sync`, { store: 'playstore' });
+  const url = `/api/v1/projects/${s.project}/release-notes/playstore/production/7/en-US`;
+  await s.org.admin.api.patch(url, { text: 'Radar' });
+  return (await s.org.admin.api.get(`${url}/history`)).body.data.entries[0].id as string;
+}
+
 const HOOK_URL = 'https://hooks.example.com/appmeta';
 /** A webhook endpoint of the organization, made by its admin. */
 const webhook = async (s: Setup): Promise<string> =>
@@ -160,6 +172,33 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
       await s.org.admin.api.post(`/api/v1/projects/${s.project}/sync`, { store: 'playstore' });
       return a.api.patch(`/api/v1/projects/${s.project}/release-notes/playstore/production/7/en-US`, {
         text: 'Radar',
+      });
+    },
+  ],
+  'releaseNotes.history': [
+    V,
+    V,
+    V,
+    (a, s) => a.api.get(`/api/v1/projects/${s.project}/release-notes/playstore/production/7/en-US/history`),
+  ],
+  'releaseNotes.revert': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      const historyId = await playNoteWritten(s);
+      return a.api.post(`/api/v1/projects/${s.project}/release-notes/playstore/revert`, { historyId });
+    },
+  ],
+  'releaseNotes.copy': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      await playNoteWritten(s);
+      return a.api.post(`/api/v1/projects/${s.project}/release-notes/copy`, {
+        from: { store: 'playstore', track: 'production', versionCode: '7' },
+        to: { track: 'production', versionCode: '7' },
       });
     },
   ],

@@ -109,6 +109,19 @@ export function demoSetup(tokenUrl: string): DemoSetup {
                 fullDescription: 'Stündliche Vorhersagen.',
               },
             },
+            artifacts: { '20': '2.0', '21': '2.1' },
+            tracks: {
+              production: [
+                {
+                  name: '21 (2.1)',
+                  versionCodes: ['21'],
+                  status: 'inProgress',
+                  userFraction: 0.1,
+                  releaseNotes: [{ language: 'en-US', text: 'Faster radar.' }],
+                },
+                { name: '20 (2.0)', versionCodes: ['20'], status: 'completed' },
+              ],
+            },
           },
         ],
       },

@@ -5,6 +5,7 @@ import { Account } from './pages/Account';
 import { Invite } from './pages/Invite';
 import { ListingEditor } from './pages/ListingEditor';
 import { MediaEditor } from './pages/MediaEditor';
+import { Releases } from './pages/Releases';
 import { Organization } from './pages/Organization';
 import { Project } from './pages/Project';
 import { Projects } from './pages/Projects';
@@ -60,6 +61,8 @@ function SignedIn({ path }: { path: string }) {
         key={`${params.store}/${params.locale}`}
       />
     );
+  else if ((params = match('/projects/:projectId/releases', path)))
+    page = <Releases session={me} projectId={params.projectId!} />;
   else if ((params = match('/projects/:projectId', path)))
     page = <Project session={me} projectId={params.projectId!} />;
   else if (path === '/organization') page = <Organization session={me} />;

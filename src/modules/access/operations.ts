@@ -57,6 +57,9 @@ export const OPERATIONS = {
   'releaseNotes.list': anyone,
   'releaseNotes.updateAppStore': editors,
   'releaseNotes.updatePlay': editors,
+  'releaseNotes.history': anyone,
+  'releaseNotes.revert': editors,
+  'releaseNotes.copy': editors,
 
   'organization.get': anyone,
   'organization.update': admins,

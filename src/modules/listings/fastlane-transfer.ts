@@ -13,7 +13,14 @@ import type { Executor } from '../../db/database.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
 import type { ProjectsService } from '../projects/index.js';
-import { describeSource, parseFastlaneTree, toFastlaneFiles, type FileTree } from './fastlane.js';
+import {
+  describeSource,
+  parseFastlaneTree,
+  supplyPath,
+  toFastlaneFiles,
+  type Changelog,
+  type FileTree,
+} from './fastlane.js';
 import { toListing, type ListingWriter } from './listing-writer.js';
 import { listingsRepository as repo } from './listings.repository.js';
 
@@ -49,11 +56,31 @@ function decodeTexts(files: Map<string, Buffer>): Map<string, string> {
   return texts;
 }
 
+/**
+ * Google Play release notes in supply's `changelogs/` folders: the releases module's, given here
+ * so that listings know nothing of tracks.
+ */
+export interface ChangelogPort {
+  /** The project's notes as supply writes them: language → file name (`<versionCode>.txt`) → text. */
+  files(ctx: RequestContext, projectId: string): Promise<{ locale: string; name: string; text: string }[]>;
+  /**
+   * Checks the changelogs of a tree (languages the same import creates count as listed) and
+   * answers how to write them; throws a 400 naming each file that cannot be taken.
+   */
+  prepare(
+    ctx: RequestContext,
+    projectId: string,
+    changelogs: Changelog[],
+    newLocales: string[],
+  ): Promise<() => Promise<number>>;
+}
+
 export interface FastlaneTransferDeps {
   db: Executor;
   audit: Pick<AuditLog, 'record'>;
   projects: Pick<ProjectsService, 'require'>;
   writer: Pick<ListingWriter, 'applyAll'>;
+  changelogs?: ChangelogPort;
 }
 
 /** Which folder to read as the metadata tree, when the user names one (see parseFastlaneTree). */
@@ -61,13 +88,17 @@ export interface ImportOptions {
   path?: string;
 }
 
-export function createFastlaneTransfer({ db, audit, projects, writer }: FastlaneTransferDeps) {
+export function createFastlaneTransfer({ db, audit, projects, writer, changelogs }: FastlaneTransferDeps) {
   /** The files of the project's listings (working copies) in the fastlane layouts. */
   async function exportFiles(ctx: RequestContext, projectId: string): Promise<Map<string, string>> {
     authorize(ctx, 'listings.export');
     await projects.require(ctx, projectId);
     const rows = await repo.listWithFields(db, ctx.organizationId, projectId);
-    return toFastlaneFiles(rows.filter((row) => row.status === 'active').map(toListing));
+    const files = toFastlaneFiles(rows.filter((row) => row.status === 'active').map(toListing));
+    for (const note of (await changelogs?.files(ctx, projectId)) ?? []) {
+      files.set(supplyPath(note.locale, `changelogs/${note.name}`), note.text);
+    }
+    return files;
   }
 
   /**
@@ -84,27 +115,44 @@ export function createFastlaneTransfer({ db, audit, projects, writer }: Fastlane
     const project = await projects.require(ctx, projectId);
     const tree = parseFastlaneTree(files, options.path);
     const where = tree.tree === '' ? 'the root' : tree.tree;
-    if (tree.batch.length === 0) {
+    const notes = changelogs === undefined ? [] : tree.changelogs;
+    if (tree.batch.length === 0 && notes.length === 0) {
       throw invalid(
         `${where} holds no listing texts to import` +
           (tree.skipped.length > 0 ? ` (${tree.skipped.length} files or folders skipped, see details)` : ''),
         tree.skipped.map((s) => ({ field: s.path, message: s.reason })),
       );
     }
-    const written = await writer.applyAll(ctx, project, tree.batch, 'import', describeSource(tree), (trx) =>
-      audit.record(
-        trx,
-        ctx,
-        'listings.import',
-        { type: 'project', id: projectId },
-        {
-          tree: tree.tree,
-          listings: tree.batch.map((entry) => `${entry.store}/${entry.locale}`),
-        },
-      ),
-    );
+    // Release notes are checked before any text is written, and written after the texts (their
+    // languages may be created by this import).
+    const writeNotes =
+      notes.length === 0
+        ? async () => 0
+        : await changelogs!.prepare(
+            ctx,
+            projectId,
+            notes,
+            tree.batch.filter((b) => b.store === 'playstore').map((b) => b.locale),
+          );
+    const written =
+      tree.batch.length === 0
+        ? []
+        : await writer.applyAll(ctx, project, tree.batch, 'import', describeSource(tree), (trx) =>
+            audit.record(
+              trx,
+              ctx,
+              'listings.import',
+              { type: 'project', id: projectId },
+              {
+                tree: tree.tree,
+                listings: tree.batch.map((entry) => `${entry.store}/${entry.locale}`),
+              },
+            ),
+          );
+    const releaseNotes = await writeNotes();
     return {
       tree: tree.tree,
+      releaseNotes,
       imported: written.map(({ listing }) => ({
         store: listing.store,
         locale: listing.locale,

@@ -95,6 +95,17 @@ export interface ParsedTree {
   /** Where each field's value came from, to name the file in errors. */
   sources: Map<string, string>;
   skipped: Skipped[];
+  /** supply's `changelogs/<versionCode>.txt` and `changelogs/default.txt` (versionCode null). */
+  changelogs: Changelog[];
+}
+
+/** A Google Play release note as supply keeps it: per language and version code (or default). */
+export interface Changelog {
+  locale: string;
+  versionCode: string | null;
+  /** The file, to name in errors. */
+  path: string;
+  text: string;
 }
 
 const sourceKey = (store: Store, locale: string, field?: string) => `${store}/${locale}/${field ?? ''}`;
@@ -207,6 +218,7 @@ export function parseFastlaneTree(input: FileTree, path?: string): ParsedTree {
   const skip = (at: string, reason: string) => {
     if (!skipped.has(at)) skipped.set(at, reason);
   };
+  const changelogs: Changelog[] = [];
 
   const deliverLayout = `deliver reads ${join(tree, '<locale>')}/*.txt`;
   const supplyLayout = `supply reads ${join(supplyRoot, '<language>')}/*.txt`;
@@ -258,6 +270,18 @@ export function parseFastlaneTree(input: FileTree, path?: string): ParsedTree {
     const isDefault = store === 'appstore' && folder.toLowerCase() === 'default';
     const locale = isDefault ? null : storeLocale(store, folder);
     if (!isDefault && locale === null) continue; // the folder is reported
+    const changelog = store === 'playstore' && parts.length === 3 && name === 'changelogs' ? parts[2]! : null;
+    const code = changelog === null ? null : /^(\d+|default)\.txt$/.exec(changelog)?.[1];
+    if (code !== undefined && code !== null) {
+      const content = input.texts.get(file);
+      if (content === undefined) throw invalidField(file, 'could not be read as text');
+      // As supply reads it: the file's text, less a byte order mark and one final line break.
+      const text = content.replace(/^\uFEFF/, '').replace(/\r?\n$/, '');
+      if (text.trim() === '') skip(file, 'empty: nothing to import (an empty file never clears notes)');
+      else
+        changelogs.push({ locale: locale!, versionCode: code === 'default' ? null : code, path: file, text });
+      continue;
+    }
     if (parts.length > 2) {
       const special = store === 'playstore' ? SUPPLY_SPECIAL.get(name) : undefined;
       const layout = store === 'appstore' ? deliverLayout : supplyLayout;
@@ -326,8 +350,12 @@ export function parseFastlaneTree(input: FileTree, path?: string): ParsedTree {
     skipped: [...skipped]
       .map(([at, reason]) => ({ path: at, reason }))
       .sort((a, b) => (a.path < b.path ? -1 : 1)),
+    changelogs,
   };
 }
+
+/** Where the fastlane tree of an export puts a file of supply's language folders. */
+export const supplyPath = (locale: string, name: string) => `${FASTLANE_TREE}/android/${locale}/${name}`;
 
 /** Names the file behind an edit in validation errors, relative to the root the user gave. */
 export function describeSource(tree: ParsedTree) {

@@ -1,8 +1,13 @@
 /** Listings: per-store, per-locale texts, their edits, diff, approvals, sync merge, fastlane, routes. */
 export { createApprovals, type Approvals } from './approvals.js';
 export { planFor, type Changeset, type PushPlan, type ReleaseNotesChanges } from './changeset.js';
-export { createFastlaneTransfer, IMPORT_LIMITS, type FastlaneTransfer } from './fastlane-transfer.js';
-export type { FileTree } from './fastlane.js';
+export {
+  createFastlaneTransfer,
+  IMPORT_LIMITS,
+  type ChangelogPort,
+  type FastlaneTransfer,
+} from './fastlane-transfer.js';
+export type { Changelog, FileTree } from './fastlane.js';
 export {
   APPSTORE_FIELDS,
   fieldNames,

@@ -197,13 +197,18 @@ export const ImportResponse = Ok(
   Type.Object({
     tree: Type.String({ description: 'The folder read as the metadata tree ("" for the archive root)' }),
     imported: Type.Array(Type.Object({ store: StoreParam, locale: Type.String(), fields: Type.Integer() })),
+    releaseNotes: Type.Integer({
+      description:
+        "Google Play release notes taken from supply's changelogs/<versionCode>.txt and default.txt",
+    }),
     skipped: Type.Array(
       Type.Object({
         path: Type.String({ description: 'A file, or a folder (ending with /) with everything in it' }),
         reason: Type.String(),
       }),
       {
-        description: 'What the tree holds besides listing texts (images, changelogs, other folders), and why',
+        description:
+          'What the tree holds besides listing texts and changelogs (images, other folders), and why',
       },
     ),
     warnings: Type.Array(

@@ -91,6 +91,59 @@ export function releaseRoutes(app: Api, services: { releases: ReleasesService })
     },
   });
 
+  app.get('/projects/:projectId/release-notes/playstore/:track/:versionCode/:locale/history', {
+    schema: {
+      operationId: 'releaseNotes.history',
+      tags,
+      summary: "A Google Play note's changes, newest first",
+      security: BEARER,
+      params: S.PlayNoteParams,
+      querystring: S.NoteHistoryQuery,
+      response: { 200: S.NoteHistoryResponse, ...ERRORS },
+    },
+    handler: async (request) => {
+      const { projectId, track, versionCode, locale } = request.params;
+      return ok(
+        await releases.history(
+          contextOf(request),
+          projectId,
+          { track, versionCode, locale },
+          { limit: request.query.limit ?? 20, offset: request.query.offset ?? 0 },
+        ),
+      );
+    },
+  });
+
+  app.post('/projects/:projectId/release-notes/playstore/revert', {
+    schema: {
+      operationId: 'releaseNotes.revert',
+      tags,
+      summary: 'Sets a Google Play note back to its text before (or after) a history entry',
+      security: BEARER,
+      params: ProjectParams,
+      body: S.RevertBody,
+      response: { 200: S.PlayNoteResponse, ...ERRORS },
+    },
+    handler: async (request) =>
+      ok(await releases.revert(contextOf(request), request.params.projectId, request.body)),
+  });
+
+  app.post('/projects/:projectId/release-notes/copy', {
+    schema: {
+      operationId: 'releaseNotes.copy',
+      tags,
+      summary: "Copies release notes into a Google Play release (from What's New or another release)",
+      description:
+        'Locales are mapped to Play languages; every note is checked first (500 characters, a listing in that language): one too long is refused, never cut; all or nothing.',
+      security: BEARER,
+      params: ProjectParams,
+      body: S.CopyBody,
+      response: { 200: S.PlayNotesResponse, ...ERRORS },
+    },
+    handler: async (request) =>
+      ok(await releases.copy(contextOf(request), request.params.projectId, request.body)),
+  });
+
   app.patch('/projects/:projectId/release-notes/playstore/:track/:versionCode/:locale', {
     schema: {
       operationId: 'releaseNotes.updatePlay',

@@ -110,3 +110,58 @@ export const PlayNoteResponse = Ok(
     ...Note.properties,
   }),
 );
+
+export const NoteHistoryQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+});
+export const NoteHistoryResponse = Ok(
+  Type.Object({
+    entries: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        old: Nullable(Type.String()),
+        new: Nullable(Type.String()),
+        source: Type.String({ description: 'edit, revert, copy, import or sync' }),
+        actor: Type.Object({ memberId: Nullable(Type.String()), operator: Nullable(Type.String()) }),
+        createdAt: Timestamp,
+      }),
+    ),
+  }),
+);
+export const RevertBody = Type.Object(
+  {
+    historyId: Type.String({ maxLength: 100 }),
+    to: Type.Optional(StringEnum(['before', 'after'], { default: 'before' })),
+  },
+  { additionalProperties: false },
+);
+export const CopyBody = Type.Object(
+  {
+    from: Type.Object(
+      {
+        store: StringEnum(STORES),
+        track: Type.Optional(Type.String({ maxLength: 100 })),
+        versionCode: Type.Optional(Type.String({ maxLength: 20 })),
+      },
+      { additionalProperties: false, description: "appstore: What's New of the version being prepared" },
+    ),
+    to: Type.Object(
+      { track: Type.String({ maxLength: 100 }), versionCode: Type.String({ maxLength: 20 }) },
+      { additionalProperties: false, description: 'The Google Play release (any of its version codes)' },
+    ),
+    locales: Type.Optional(
+      Type.Array(Type.String({ maxLength: 20 }), {
+        maxItems: 200,
+        description: 'Play languages; all when omitted',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export const PlayNotesResponse = Ok(
+  Type.Object({
+    copied: Type.Array(Type.Object({ from: Type.String(), to: Type.String() })),
+    notes: Type.Array(Type.Object({ track: Type.String(), versionCode: Type.String(), ...Note.properties })),
+  }),
+);

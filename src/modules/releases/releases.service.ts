@@ -17,20 +17,28 @@ import type {
 } from '../../connectors/store-connector.js';
 import { StoreError } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
-import { AppError, invalidField, notFound } from '../../errors.js';
+import { AppError, invalid, invalidField, notFound, type ErrorDetail } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { isStoreLocale, type Store } from '../../shared/stores.js';
+import { isStoreLocale, mapLocale, type Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import { actorOf } from '../audit/index.js';
 import {
   listingsRepository,
   mergeField,
+  type Changelog,
   type FieldEdits,
   type ReleaseNotesChanges,
 } from '../listings/index.js';
 import { isLinked, projectsRepository, type Project, type ProjectsService } from '../projects/index.js';
-import { releasesRepository as repo, type NoteRow } from './releases.repository.js';
+import { releasesRepository as repo, type NoteHistoryRow, type NoteRow } from './releases.repository.js';
+
+/** supply's order of tracks when a version code is looked for (B2.4). */
+const TRACK_ORDER = ['production', 'beta', 'alpha', 'internal'];
+const trackRank = (track: string) => {
+  const rank = TRACK_ORDER.indexOf(track);
+  return rank === -1 ? TRACK_ORDER.length : rank;
+};
 
 /** Google Play's limit of a release note (stores.md §3). */
 export const PLAY_NOTES_MAX = 500;
@@ -41,6 +49,13 @@ export interface ReleasesView {
   playStore: { readAt: string; tracks: StoreTrack[] } | null;
 }
 
+/** A Google Play note's place: the track, a version code of the release, the language. */
+export interface NoteKey {
+  track: string;
+  versionCode: string;
+  locale: string;
+}
+
 export interface NoteView {
   locale: string;
   value: string | null;
@@ -48,6 +63,8 @@ export interface NoteView {
   state: 'unchanged' | 'modified' | 'conflict';
   storeValue?: string | null;
 }
+
+export type PlayNoteView = NoteView & { track: string; versionCode: string };
 
 /** A release-notes conflict, reported by sync beside text conflicts. */
 export interface NotesConflict {
@@ -139,6 +156,134 @@ export function createReleasesService(deps: ReleasesServiceDeps) {
       };
     }
     return { allowed: true };
+  }
+
+  /**
+   * Writes Google Play notes, all or nothing: every entry is checked first (the release, the
+   * language, its listing, never empty, at most 500 characters), each problem named by
+   * `fieldOf(index, name)`; then all are written in one transaction with their history.
+   */
+  async function writePlayNotes(
+    ctx: RequestContext,
+    projectId: string,
+    entries: (NoteKey & { text: string | null })[],
+    source: 'edit' | 'revert' | 'copy' | 'import',
+    fieldOf: (index: number, name: string) => string,
+  ): Promise<PlayNoteView[]> {
+    const project = await projects.require(ctx, projectId);
+    if (!isLinked(project, 'playstore')) {
+      throw invalidField(
+        'store',
+        'the project has no playStorePackageName; set it with PATCH /projects/:projectId',
+      );
+    }
+    const snapshot = (await snapshotsOf(db, projectId)).playstore;
+    if (snapshot === null) {
+      throw new AppError('CONFLICT', 'Sync the project first: its Google Play tracks are not known yet');
+    }
+    const problems: ErrorDetail[] = [];
+    const resolved = entries.map((entry, i) => {
+      const { track, release } = releaseOf(snapshot.releases.tracks, entry.track, entry.versionCode);
+      if (track === undefined) {
+        problems.push({
+          field: fieldOf(i, 'track'),
+          message: `Google Play has no track ${entry.track} for this app`,
+        });
+      } else if (release === undefined) {
+        problems.push({
+          field: fieldOf(i, 'versionCode'),
+          message: `no release of track ${entry.track} contains version code ${entry.versionCode}`,
+        });
+      }
+      if (!isStoreLocale('playstore', entry.locale)) {
+        problems.push({
+          field: fieldOf(i, 'locale'),
+          message: `"${entry.locale}" is not a Google Play language code`,
+        });
+      }
+      if (entry.text !== null) {
+        const length = [...entry.text].length;
+        if (entry.text.trim() === '') {
+          problems.push({
+            field: fieldOf(i, 'text'),
+            message: 'release notes are never empty; send null to remove them',
+          });
+        } else if (length > PLAY_NOTES_MAX) {
+          problems.push({
+            field: fieldOf(i, 'text'),
+            message: `Google Play takes release notes of up to ${PLAY_NOTES_MAX} characters; this one has ${length}`,
+            limit: PLAY_NOTES_MAX,
+            length,
+          });
+        }
+      }
+      return { ...entry, versionCode: release?.versionCodes[0] ?? entry.versionCode };
+    });
+    if (problems.length > 0) {
+      throw invalid(problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
+    }
+    const at = clock.now().toISOString();
+    const actor = actorOf(ctx);
+    return db.transaction().execute(async (trx) => {
+      await projectsRepository.lock(trx, projectId);
+      const listed = new Set(
+        (await listingsRepository.listWithFields(trx, ctx.organizationId, projectId))
+          .filter((l) => l.store === 'playstore' && l.status === 'active')
+          .map((l) => l.locale),
+      );
+      const unlisted = resolved.flatMap((entry, i) =>
+        entry.text !== null && !listed.has(entry.locale)
+          ? [
+              {
+                field: fieldOf(i, 'locale'),
+                message: `Google Play takes notes only in languages that have a listing: add the ${entry.locale} listing first`,
+              },
+            ]
+          : [],
+      );
+      if (unlisted.length > 0) {
+        throw invalid(unlisted.map((p) => `${p.field}: ${p.message}`).join('; '), unlisted);
+      }
+      const views: PlayNoteView[] = [];
+      const history: NoteHistoryRow[] = [];
+      for (const entry of resolved) {
+        const [current] = (
+          await repo.notes(trx, projectId, { track: entry.track, versionCode: entry.versionCode })
+        ).filter((row) => row.locale === entry.locale);
+        // Editing a note in conflict resolves it, as for listing fields: the store's text becomes the base.
+        const row: NoteRow = {
+          project_id: projectId,
+          track: entry.track,
+          version_code: entry.versionCode,
+          locale: entry.locale,
+          value: entry.text,
+          base: current?.in_conflict === 1 ? current.conflict_value : (current?.base ?? null),
+          in_conflict: 0,
+          conflict_value: null,
+          updated_at: at,
+        };
+        if (row.value === null && row.base === null) await repo.deleteNote(trx, row);
+        else await repo.upsertNote(trx, row);
+        if ((current?.value ?? null) !== entry.text) {
+          history.push({
+            id: newId('rnh'),
+            project_id: projectId,
+            track: entry.track,
+            version_code: entry.versionCode,
+            locale: entry.locale,
+            old_value: current?.value ?? null,
+            new_value: entry.text,
+            source,
+            actor_member_id: actor.memberId,
+            actor_operator: actor.operator,
+            created_at: at,
+          });
+        }
+        views.push({ track: entry.track, versionCode: entry.versionCode, ...noteView(row) });
+      }
+      await repo.insertHistory(trx, history);
+      return views;
+    });
   }
 
   return {
@@ -299,94 +444,244 @@ export function createReleasesService(deps: ReleasesServiceDeps) {
     async updatePlayNote(
       ctx: RequestContext,
       projectId: string,
-      key: { track: string; versionCode: string; locale: string },
+      key: NoteKey,
       text: string | null,
-    ): Promise<NoteView & { track: string; versionCode: string }> {
+    ): Promise<PlayNoteView> {
       authorize(ctx, 'releaseNotes.updatePlay');
-      const project = await projects.require(ctx, projectId);
-      if (!isLinked(project, 'playstore')) {
-        throw invalidField(
-          'store',
-          'the project has no playStorePackageName; set it with PATCH /projects/:projectId',
-        );
-      }
+      const [written] = await writePlayNotes(ctx, projectId, [{ ...key, text }], 'edit', (_i, name) => name);
+      return written!;
+    },
+
+    /** A Google Play note's changes, newest first. */
+    async history(
+      ctx: RequestContext,
+      projectId: string,
+      key: NoteKey,
+      page: { limit: number; offset: number },
+    ) {
+      authorize(ctx, 'releaseNotes.history');
+      await projects.require(ctx, projectId);
       const snapshot = (await snapshotsOf(db, projectId)).playstore;
-      if (snapshot === null) {
-        throw new AppError('CONFLICT', 'Sync the project first: its Google Play tracks are not known yet');
-      }
-      const { track, release } = releaseOf(snapshot.releases.tracks, key.track, key.versionCode);
-      if (track === undefined)
-        throw invalidField('track', `Google Play has no track ${key.track} for this app`);
-      if (release === undefined) {
-        throw invalidField(
-          'versionCode',
-          `no release of track ${key.track} contains version code ${key.versionCode}`,
+      const versionCode =
+        releaseOf(snapshot?.releases.tracks ?? [], key.track, key.versionCode).release?.versionCodes[0] ??
+        key.versionCode;
+      const rows = await repo.history(
+        db,
+        { projectId, track: key.track, versionCode, locale: key.locale },
+        page,
+      );
+      return {
+        entries: rows.map((row) => ({
+          id: row.id,
+          old: row.old_value,
+          new: row.new_value,
+          source: row.source,
+          actor: { memberId: row.actor_member_id, operator: row.actor_operator },
+          createdAt: row.created_at,
+        })),
+      };
+    },
+
+    /** Sets a Google Play note back to its text before (default) or after a history entry. */
+    async revert(
+      ctx: RequestContext,
+      projectId: string,
+      input: { historyId: string; to?: 'before' | 'after' },
+    ): Promise<PlayNoteView> {
+      authorize(ctx, 'releaseNotes.revert');
+      await projects.require(ctx, projectId);
+      const entry = await repo.historyEntry(db, projectId, input.historyId);
+      if (entry === undefined) throw notFound('History entry');
+      const text = input.to === 'after' ? entry.new_value : entry.old_value;
+      const [written] = await writePlayNotes(
+        ctx,
+        projectId,
+        [{ track: entry.track, versionCode: entry.version_code, locale: entry.locale, text }],
+        'revert',
+        (_i, name) => name,
+      );
+      return written!;
+    },
+
+    /**
+     * Copies release notes into a Google Play release: from the App Store's What's New (of the
+     * version being prepared, locales mapped to Play's) or from another Play release. Every note is
+     * checked against Play's rules first — one over 500 characters is refused, never cut — and
+     * all or nothing is written.
+     */
+    async copy(
+      ctx: RequestContext,
+      projectId: string,
+      input: {
+        from: { store: Store; track?: string; versionCode?: string };
+        to: { track: string; versionCode: string };
+        locales?: string[];
+      },
+    ): Promise<{ copied: { from: string; to: string }[]; notes: PlayNoteView[] }> {
+      authorize(ctx, 'releaseNotes.copy');
+      await projects.require(ctx, projectId);
+      const sources: { from: string; to: string; text: string }[] = [];
+      if (input.from.store === 'appstore') {
+        const listings = await listingsRepository.listWithFields(db, ctx.organizationId, projectId);
+        for (const listing of listings) {
+          if (listing.store !== 'appstore' || listing.status !== 'active') continue;
+          const text = listing.fields.find((f) => f.field === 'whatsNew')?.value ?? null;
+          const to = mapLocale('appstore', 'playstore', listing.locale);
+          if (text !== null && to !== null) sources.push({ from: listing.locale, to, text });
+        }
+      } else {
+        if (input.from.track === undefined || input.from.versionCode === undefined) {
+          throw invalidField('from.track', 'give the track and version code of the release to copy from');
+        }
+        const snapshot = (await snapshotsOf(db, projectId)).playstore;
+        const { release } = releaseOf(
+          snapshot?.releases.tracks ?? [],
+          input.from.track,
+          input.from.versionCode,
         );
+        if (release === undefined) throw invalidField('from.versionCode', 'no such release: sync first?');
+        const rows = await repo.notes(db, projectId, {
+          track: input.from.track,
+          versionCode: release.versionCodes[0]!,
+        });
+        for (const row of rows)
+          if (row.value !== null) sources.push({ from: row.locale, to: row.locale, text: row.value });
       }
-      if (!isStoreLocale('playstore', key.locale)) {
-        throw invalidField('locale', `"${key.locale}" is not a Google Play language code`);
+      const chosen = sources.filter(
+        (source) => input.locales === undefined || input.locales.includes(source.to),
+      );
+      if (chosen.length === 0) throw invalidField('from', 'there are no notes to copy from there');
+      const notes = await writePlayNotes(
+        ctx,
+        projectId,
+        chosen.map((source) => ({ ...input.to, locale: source.to, text: source.text })),
+        'copy',
+        (i, name) => `notes.${chosen[i]!.from}.${name}`,
+      );
+      return { copied: chosen.map(({ from, to }) => ({ from, to })), notes };
+    },
+
+    /**
+     * Google Play notes as supply writes them (B2.4): `changelogs/<versionCode>.txt` for every
+     * version code of the release, in each language with notes.
+     */
+    async changelogFiles(ctx: RequestContext, projectId: string) {
+      const tracks = (await snapshotsOf(db, projectId)).playstore?.releases.tracks ?? [];
+      const files: { locale: string; name: string; text: string }[] = [];
+      for (const row of await repo.notes(db, projectId)) {
+        if (row.value === null) continue;
+        const codes = releaseOf(tracks, row.track, row.version_code).release?.versionCodes ?? [
+          row.version_code,
+        ];
+        for (const code of codes) files.push({ locale: row.locale, name: `${code}.txt`, text: row.value });
       }
-      if (text !== null) {
-        if (text.trim() === '')
-          throw invalidField('text', 'release notes are never empty; send null to remove them');
-        const length = [...text].length;
+      return files;
+    },
+
+    /**
+     * Checks supply's changelogs of an imported tree and answers how to write them. A version
+     * code names the release holding it (production first, then beta, alpha, internal, others);
+     * `default.txt` goes to the newest release of the first of those tracks that has one, in the
+     * languages without their own file.
+     */
+    async prepareChangelogs(
+      ctx: RequestContext,
+      projectId: string,
+      changelogs: Changelog[],
+      newLocales: string[],
+    ): Promise<() => Promise<number>> {
+      const tracks = [...((await snapshotsOf(db, projectId)).playstore?.releases.tracks ?? [])].sort(
+        (a, b) => trackRank(a.track) - trackRank(b.track),
+      );
+      const problems: ErrorDetail[] = [];
+      const holding = (code: string) =>
+        tracks.flatMap((t) =>
+          t.releases.filter((r) => r.versionCodes.includes(code)).map((r) => ({ t, r })),
+        )[0];
+      const newest = tracks
+        .flatMap((t) => t.releases.filter((r) => r.versionCodes.length > 0).map((r) => ({ t, r })))
+        .sort(
+          (a, b) =>
+            trackRank(a.t.track) - trackRank(b.t.track) ||
+            Number(b.r.versionCodes[0]) - Number(a.r.versionCodes[0]),
+        )[0];
+      const entries: (NoteKey & { text: string; path: string })[] = [];
+      for (const changelog of changelogs.filter((c) => c.versionCode !== null)) {
+        const found = holding(changelog.versionCode!);
+        if (found === undefined) {
+          problems.push({
+            field: changelog.path,
+            message: `no Google Play release holds version code ${changelog.versionCode} (sync first?)`,
+          });
+          continue;
+        }
+        entries.push({
+          track: found.t.track,
+          versionCode: found.r.versionCodes[0]!,
+          locale: changelog.locale,
+          text: changelog.text,
+          path: changelog.path,
+        });
+      }
+      for (const changelog of changelogs.filter((c) => c.versionCode === null)) {
+        if (newest === undefined) {
+          problems.push({
+            field: changelog.path,
+            message: 'default.txt needs a Google Play release to go to (sync first?)',
+          });
+          continue;
+        }
+        const own = entries.some(
+          (e) =>
+            e.locale === changelog.locale &&
+            e.track === newest.t.track &&
+            e.versionCode === newest.r.versionCodes[0],
+        );
+        if (!own) {
+          entries.push({
+            track: newest.t.track,
+            versionCode: newest.r.versionCodes[0]!,
+            locale: changelog.locale,
+            text: changelog.text,
+            path: changelog.path,
+          });
+        }
+      }
+      if (problems.length > 0)
+        throw invalid(problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
+      // The rules of an edit, checked now, before the import writes anything.
+      const listed = new Set([
+        ...newLocales,
+        ...(await listingsRepository.listWithFields(db, ctx.organizationId, projectId))
+          .filter((l) => l.store === 'playstore' && l.status === 'active')
+          .map((l) => l.locale),
+      ]);
+      const refused = entries.flatMap((entry) => {
+        const length = [...entry.text].length;
         if (length > PLAY_NOTES_MAX) {
-          throw invalidField(
-            'text',
-            `Google Play takes release notes of up to ${PLAY_NOTES_MAX} characters; this one has ${length}`,
-          );
-        }
-      }
-      const versionCode = release.versionCodes[0]!;
-      const at = clock.now().toISOString();
-      return db.transaction().execute(async (trx) => {
-        await projectsRepository.lock(trx, projectId);
-        const listed = (await listingsRepository.listWithFields(trx, ctx.organizationId, projectId)).some(
-          (l) => l.store === 'playstore' && l.locale === key.locale && l.status === 'active',
-        );
-        if (!listed && text !== null) {
-          throw invalidField(
-            'locale',
-            `Google Play takes notes only in languages that have a listing: add the ${key.locale} listing first`,
-          );
-        }
-        const [current] = (await repo.notes(trx, projectId, { track: key.track, versionCode })).filter(
-          (row) => row.locale === key.locale,
-        );
-        // Editing a note in conflict resolves it, as for listing fields: the store's text becomes the base.
-        const row: NoteRow = {
-          project_id: projectId,
-          track: key.track,
-          version_code: versionCode,
-          locale: key.locale,
-          value: text,
-          base: current?.in_conflict === 1 ? current.conflict_value : (current?.base ?? null),
-          in_conflict: 0,
-          conflict_value: null,
-          updated_at: at,
-        };
-        if (row.value === null && row.base === null) await repo.deleteNote(trx, row);
-        else await repo.upsertNote(trx, row);
-        if ((current?.value ?? null) !== text) {
-          const actor = actorOf(ctx);
-          await repo.insertHistory(trx, [
+          return [
             {
-              id: newId('rnh'),
-              project_id: projectId,
-              track: key.track,
-              version_code: versionCode,
-              locale: key.locale,
-              old_value: current?.value ?? null,
-              new_value: text,
-              source: 'edit',
-              actor_member_id: actor.memberId,
-              actor_operator: actor.operator,
-              created_at: at,
+              field: entry.path,
+              message: `${length} characters; Google Play takes ${PLAY_NOTES_MAX}`,
+              limit: PLAY_NOTES_MAX,
+              length,
             },
-          ]);
+          ];
         }
-        return { track: key.track, versionCode, ...noteView(row) };
+        if (!listed.has(entry.locale)) {
+          return [
+            {
+              field: entry.path,
+              message: `Google Play takes notes only in languages that have a listing (${entry.locale})`,
+            },
+          ];
+        }
+        return [];
       });
+      if (refused.length > 0)
+        throw invalid(refused.map((p) => `${p.field}: ${p.message}`).join('; '), refused);
+      return async () =>
+        (await writePlayNotes(ctx, projectId, entries, 'import', (i) => entries[i]!.path)).length;
     },
 
     /**

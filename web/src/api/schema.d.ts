@@ -606,6 +606,60 @@ export interface paths {
         patch: operations["releaseNotes.updateAppStore"];
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/release-notes/playstore/{track}/{versionCode}/{locale}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A Google Play note's changes, newest first */
+        get: operations["releaseNotes.history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/release-notes/playstore/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sets a Google Play note back to its text before (or after) a history entry */
+        post: operations["releaseNotes.revert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/release-notes/copy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copies release notes into a Google Play release (from What's New or another release)
+         * @description Locales are mapped to Play languages; every note is checked first (500 characters, a listing in that language): one too long is refused, never cut; all or nothing.
+         */
+        post: operations["releaseNotes.copy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{projectId}/release-notes/playstore/{track}/{versionCode}/{locale}": {
         parameters: {
             query?: never;
@@ -4288,6 +4342,221 @@ export interface operations {
             };
         };
     };
+    "releaseNotes.history": {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+                track: string;
+                versionCode: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            entries: {
+                                id: string;
+                                old: string | null;
+                                new: string | null;
+                                /** @description edit, revert, copy, import or sync */
+                                source: string;
+                                actor: {
+                                    memberId: string | null;
+                                    operator: string | null;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "releaseNotes.revert": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    historyId: string;
+                    /**
+                     * @default before
+                     * @enum {string}
+                     */
+                    to?: "before" | "after";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            track: string;
+                            versionCode: string;
+                            locale: string;
+                            value: string | null;
+                            base: string | null;
+                            /** @enum {string} */
+                            state: "unchanged" | "modified" | "conflict";
+                            storeValue?: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "releaseNotes.copy": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description appstore: What's New of the version being prepared */
+                    from: {
+                        /** @enum {string} */
+                        store: "appstore" | "playstore";
+                        track?: string;
+                        versionCode?: string;
+                    };
+                    /** @description The Google Play release (any of its version codes) */
+                    to: {
+                        track: string;
+                        versionCode: string;
+                    };
+                    /** @description Play languages; all when omitted */
+                    locales?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            copied: {
+                                from: string;
+                                to: string;
+                            }[];
+                            notes: {
+                                track: string;
+                                versionCode: string;
+                                locale: string;
+                                value: string | null;
+                                base: string | null;
+                                /** @enum {string} */
+                                state: "unchanged" | "modified" | "conflict";
+                                storeValue?: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     "releaseNotes.updatePlay": {
         parameters: {
             query?: never;
@@ -6180,7 +6449,9 @@ export interface operations {
                                 locale: string;
                                 fields: number;
                             }[];
-                            /** @description What the tree holds besides listing texts (images, changelogs, other folders), and why */
+                            /** @description Google Play release notes taken from supply's changelogs/<versionCode>.txt and default.txt */
+                            releaseNotes: number;
+                            /** @description What the tree holds besides listing texts and changelogs (images, other folders), and why */
                             skipped: {
                                 /** @description A file, or a folder (ending with /) with everything in it */
                                 path: string;

@@ -138,6 +138,12 @@ export function Project({ session, projectId }: { session: Session; projectId: s
         </Section>
       )}
 
+      <Section title="Releases">
+        <p>
+          <Link href={`/projects/${projectId}/releases`}>Versions, tracks and release notes</Link>
+        </p>
+      </Section>
+
       <PendingChanges session={session} projectId={projectId} onChanged={refresh} />
 
       <Section title="fastlane">
@@ -253,7 +259,10 @@ function PendingChanges({
         <p>Nothing to push: the listings match the stores as last synced.</p>
       ) : (
         <>
-          <p>{d.changeCount === 1 ? '1 change' : `${d.changeCount} changes`} to push.</p>
+          <p>
+            {d.changeCount === 1 ? '1 change' : `${d.changeCount} changes`} to push
+            {d.releaseNoteChangeCount > 0 && `, and ${d.releaseNoteChangeCount} release notes`}.
+          </p>
           {Object.entries(d.stores).map(([store, locales]) =>
             Object.entries(locales).map(([locale, fields]) => (
               <table key={`${store}-${locale}`} className="diff">
@@ -271,6 +280,31 @@ function PendingChanges({
                   {Object.entries(fields).map(([field, change]) => (
                     <tr key={field}>
                       <th scope="row">{field}</th>
+                      <td className="old">{change.old ?? '—'}</td>
+                      <td className="new">{change.new ?? '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )),
+          )}
+          {Object.entries(d.releaseNotes).map(([track, releases]) =>
+            Object.entries(releases).map(([versionCode, notes]) => (
+              <table key={`notes-${track}-${versionCode}`} className="diff">
+                <caption>
+                  Google Play release notes · {track} · version {versionCode}
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Language</th>
+                    <th scope="col">In the store</th>
+                    <th scope="col">Here</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {Object.entries(notes).map(([language, change]) => (
+                    <tr key={language}>
+                      <th scope="row">{language}</th>
                       <td className="old">{change.old ?? '—'}</td>
                       <td className="new">{change.new ?? '—'}</td>
                     </tr>

@@ -1,7 +1,8 @@
 /**
  * kill -9 of the instance running background operations (design.md §11): once its lease lapses
- * (60 s), another instance resumes what had not written to a store yet and fails what had, with
- * its status true and no store write repeated. The lease is the design's, so this test waits
+ * (60 s), another instance resumes them — a push too, with the changeset it started with — and no
+ * store write is repeated: texts the store has are not written again, media files it settled are
+ * not uploaded again. The lease is the design's, so this test waits
  * about a minute and a quarter.
  */
 import fs from 'node:fs';
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './support/databases.js';
 import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from './support/emulators.js';
 import { startHarness, TEST_SECRET_KEY, type Harness } from './support/harness.js';
+import { distinctColour, image } from './support/media.js';
 import { printedAdminKey, serve, type ServedProcess } from './support/serve.js';
 
 let dir: string;
@@ -129,5 +131,92 @@ it(
     expect(emu.appStore.counters.writes - writes).toBe(resumedWrites);
     // The project is free again: a synchronous sync runs at once.
     expect((await admin.post(`/api/v1/projects/${pushed}/sync`, {})).status).toBe(200);
+  },
+);
+
+it(
+  'resumes a media push whose instance died, without uploading a file the store had settled',
+  { timeout: 150_000 },
+  async () => {
+    const own = await createTestDatabase({ file: path.join(dir, 'media-crash.db') });
+    // Both instances keep media files in one place, as a deployment's instances do.
+    const blobs = { BLOB_STORE_URL: `file:${path.join(dir, 'blobs')}` };
+    const instance = serve({
+      DATABASE_URL: own.url,
+      APPMETA_SECRET_KEY: TEST_SECRET_KEY,
+      ...emu.env,
+      ...blobs,
+    });
+    let resumer: Harness | undefined;
+    try {
+      emu.restore();
+      const url = await instance.listening;
+      const key = printedAdminKey(instance)!;
+      const auth = { authorization: `Bearer ${key}` };
+      const call = async (
+        method: string,
+        route: string,
+        body?: unknown,
+        headers: Record<string, string> = {},
+      ) => {
+        const res = await fetch(`${url}/api/v1${route}`, {
+          method,
+          headers: { ...auth, 'content-type': 'application/json', ...headers },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+        });
+        return (await res.json()) as any;
+      };
+      await call('PUT', '/organization/credentials/appstore', emu.credentials.appstore);
+      const project = (await call('POST', '/projects', { name: 'Media', appStoreAppId: APP_ID })).data.project
+        .id;
+      await call('POST', `/projects/${project}/sync`, {});
+      const md5s: string[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        const res = await fetch(`${url}/api/v1/projects/${project}/media/appstore/en-US/APP_IPHONE_67`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'image/png' },
+          body: await image({ width: 1290, height: 2796, colour: distinctColour() }),
+        });
+        md5s.push(((await res.json()) as any).data.md5);
+      }
+      // Two files go through and settle; the third reservation hangs when the instance dies.
+      emu.faults.set([{ route: 'POST /v1/appScreenshots', latencyMs: 4_000, after: 2 }]);
+      const operation = (await call('POST', `/projects/${project}/push`, {}, { prefer: 'respond-async' }))
+        .data.operation.id;
+      const settled = () =>
+        [...emu.appStore.media.assets.values()].filter((a) => a.state === 'COMPLETE').length;
+      const deadline = Date.now() + 20_000;
+      while (settled() < 2) {
+        if (Date.now() > deadline) throw new Error('the first files did not settle');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      instance.child.kill('SIGKILL');
+      await instance.exited;
+      await new Promise((resolve) => setTimeout(resolve, 4_500));
+      emu.faults.clear();
+      const uploadsBefore = emu.calls.filter((c) => c.startsWith('PUT /emulator-uploads/')).length;
+      expect(uploadsBefore).toBe(2);
+
+      resumer = await startHarness({ database: own, env: { ...emu.env, ...blobs }, worker: true });
+      const admin = resumer.client(key);
+      const until = Date.now() + 100_000;
+      let outcome;
+      for (;;) {
+        outcome = (await admin.get(`/api/v1/projects/${project}/operations/${operation}`)).body.data
+          .operation;
+        if (!['queued', 'running'].includes(outcome.status)) break;
+        if (Date.now() > until) throw new Error(`operation still ${outcome.status}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(outcome.status, JSON.stringify(outcome.outcome)).toBe('succeeded');
+      // Each file's bytes went to the store once: the two settled ones were recognised.
+      expect(emu.calls.filter((c) => c.startsWith('PUT /emulator-uploads/'))).toHaveLength(3);
+      const set = [...emu.appStore.media.sets.values()].find((s) => s.displayType === 'APP_IPHONE_67')!;
+      expect(set.items.map((id) => emu.appStore.media.assets.get(id)!.checksum)).toEqual(md5s);
+    } finally {
+      if (instance.child.exitCode === null) instance.child.kill('SIGKILL');
+      await resumer?.close();
+      await own.drop();
+    }
   },
 );

@@ -6,8 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signJwt } from '../src/connectors/tokens.js';
-import { startEmulators, type RunningEmulators } from './support/emulators.js';
+import { appleToken, startEmulators, type RunningEmulators } from './support/emulators.js';
 import { distinctColour, image, video } from './support/media.js';
 import { until } from './support/until.js';
 
@@ -16,13 +15,7 @@ let token: string;
 
 beforeAll(async () => {
   emu = await startEmulators();
-  const { issuerId, keyId, privateKey } = emu.credentials.appstore;
-  const iat = Math.floor(Date.now() / 1000);
-  token = await signJwt(
-    { alg: 'ES256', kid: keyId, typ: 'JWT' },
-    { iss: issuerId, iat, exp: iat + 1200, aud: 'appstoreconnect-v1' },
-    privateKey,
-  );
+  token = await appleToken(emu);
 });
 afterAll(() => emu.close());
 beforeEach(() => emu.restore());

@@ -7,8 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signJwt } from '../src/connectors/tokens.js';
-import { PACKAGE, startEmulators, type RunningEmulators } from './support/emulators.js';
+import { googleToken, PACKAGE, startEmulators, type RunningEmulators } from './support/emulators.js';
 import { distinctColour, image } from './support/media.js';
 
 let emu: RunningEmulators;
@@ -21,25 +20,7 @@ afterAll(() => emu.close());
 // Back to the seed (which forgets issued tokens), then a fresh access token.
 beforeEach(async () => {
   emu.restore();
-  const account = emu.credentials.playstore.serviceAccount as { client_email: string; private_key: string };
-  const iat = Math.floor(Date.now() / 1000);
-  const assertion = await signJwt(
-    { alg: 'RS256', typ: 'JWT' },
-    {
-      iss: account.client_email,
-      scope: 'https://www.googleapis.com/auth/androidpublisher',
-      aud: `${emu.url}/token`,
-      iat,
-      exp: iat + 3600,
-    },
-    account.private_key,
-  );
-  const res = await fetch(`${emu.url}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }),
-  });
-  token = ((await res.json()) as { access_token: string }).access_token;
+  token = await googleToken(emu);
   expect(token).toBeTruthy();
 });
 

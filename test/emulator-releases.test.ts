@@ -7,8 +7,14 @@
  * characters, and a note language without a listing refused at commit with nothing applied.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signJwt } from '../src/connectors/tokens.js';
-import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from './support/emulators.js';
+import {
+  APP_ID,
+  appleToken as signedAppleToken,
+  googleToken as signedGoogleToken,
+  PACKAGE,
+  startEmulators,
+  type RunningEmulators,
+} from './support/emulators.js';
 
 let emu: RunningEmulators;
 let appleToken: string;
@@ -16,36 +22,12 @@ let googleToken: string;
 
 beforeAll(async () => {
   emu = await startEmulators();
-  const { issuerId, keyId, privateKey } = emu.credentials.appstore;
-  const iat = Math.floor(Date.now() / 1000);
-  appleToken = await signJwt(
-    { alg: 'ES256', kid: keyId, typ: 'JWT' },
-    { iss: issuerId, iat, exp: iat + 1200, aud: 'appstoreconnect-v1' },
-    privateKey,
-  );
+  appleToken = await signedAppleToken(emu);
 });
 afterAll(() => emu.close());
 beforeEach(async () => {
   emu.restore();
-  const account = emu.credentials.playstore.serviceAccount as { client_email: string; private_key: string };
-  const iat = Math.floor(Date.now() / 1000);
-  const assertion = await signJwt(
-    { alg: 'RS256', typ: 'JWT' },
-    {
-      iss: account.client_email,
-      scope: 'https://www.googleapis.com/auth/androidpublisher',
-      aud: `${emu.url}/token`,
-      iat,
-      exp: iat + 3600,
-    },
-    account.private_key,
-  );
-  const res = await fetch(`${emu.url}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }),
-  });
-  googleToken = ((await res.json()) as { access_token: string }).access_token;
+  googleToken = await signedGoogleToken(emu);
 });
 
 async function call(token: string, method: string, path: string, body?: unknown) {

@@ -238,6 +238,33 @@ describe('Google Play release notes', () => {
     expect(emu.calls).toEqual([]);
   });
 
+  it('binds an approval to the notes: changing one after the approval voids it', async () => {
+    seedTracks();
+    const org = await h.given.organization();
+    for (const store of ['appstore', 'playstore'] as const) {
+      await org.admin.api.request('PUT', `/api/v1/organization/credentials/${store}`, emu.credentials[store]);
+    }
+    await org.admin.api.patch('/api/v1/organization', { settings: { requireApproval: true } });
+    const member = await h.given.member(org, 'member');
+    const project = (
+      await h.given.project(org.admin, { appStoreAppId: APP_ID, playStorePackageName: PACKAGE })
+    ).id;
+    await org.admin.api.post(`/api/v1/projects/${project}/sync`, {});
+    const url = `/api/v1/projects/${project}/release-notes/playstore/beta/12/en-US`;
+    await member.api.patch(url, { text: 'Radar' });
+    const diff = (await member.api.get(`/api/v1/projects/${project}/diff`)).body.data;
+    expect(
+      (await org.admin.api.post(`/api/v1/projects/${project}/approvals`, { hash: diff.hash })).status,
+    ).toBe(201);
+    expect((await member.api.get(`/api/v1/projects/${project}/diff`)).body.data.approval.approved).toBe(true);
+    await member.api.patch(url, { text: 'Radar, changed after the approval' });
+    expect((await member.api.get(`/api/v1/projects/${project}/diff`)).body.data.approval.approved).toBe(
+      false,
+    );
+    const refused = await member.api.post(`/api/v1/projects/${project}/push`, {});
+    expect(refused.body.error.code).toBe('APPROVAL_REQUIRED');
+  });
+
   it('reports notes changed on both sides as a conflict and leaves them out of the push', async () => {
     seedTracks();
     const project = await newProject();

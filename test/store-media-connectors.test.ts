@@ -11,9 +11,8 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAppStoreConnector } from '../src/connectors/app-store-connect/connector.js';
 import { createGooglePlayConnector } from '../src/connectors/google-play/connector.js';
-import { signJwt } from '../src/connectors/tokens.js';
 import type { MediaFile, StoreConnector } from '../src/connectors/store-connector.js';
-import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from './support/emulators.js';
+import { APP_ID, appleToken, PACKAGE, startEmulators, type RunningEmulators } from './support/emulators.js';
 import { distinctColour, image } from './support/media.js';
 
 let emu: RunningEmulators;
@@ -24,13 +23,7 @@ const fast = { retries: 2, baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 5_000 };
 
 beforeAll(async () => {
   emu = await startEmulators();
-  const { issuerId, keyId, privateKey } = emu.credentials.appstore;
-  const iat = Math.floor(Date.now() / 1000);
-  token = await signJwt(
-    { alg: 'ES256', kid: keyId, typ: 'JWT' },
-    { iss: issuerId, iat, exp: iat + 1200, aud: 'appstoreconnect-v1' },
-    privateKey,
-  );
+  token = await appleToken(emu);
   apple = createAppStoreConnector(
     { store: 'appstore', ...emu.credentials.appstore },
     { baseUrl: emu.url, policy: fast, processing: { initialDelayMs: 20, maxDelayMs: 100, timeoutMs: 5_000 } },

@@ -1,4 +1,5 @@
 /** Starts both store emulators on a free port, seeded with one app per store and real key material. */
+import { signJwt } from '../../src/connectors/tokens.js';
 import { createEmulators, type EmulatorSeed, type Emulators } from '../../src/emulators/server.js';
 import { appStoreCredentials, serviceAccount } from './store-keys.js';
 
@@ -99,4 +100,38 @@ export async function startEmulators(extra: EmulatorSeed = {}): Promise<RunningE
     },
     close: () => emulators.app.close(),
   };
+}
+
+/** A JWT for the App Store emulator, as a client of Apple's API signs it (20 minutes). */
+export async function appleToken(emu: RunningEmulators): Promise<string> {
+  const { issuerId, keyId, privateKey } = emu.credentials.appstore;
+  const iat = Math.floor(Date.now() / 1000);
+  return signJwt(
+    { alg: 'ES256', kid: keyId, typ: 'JWT' },
+    { iss: issuerId, iat, exp: iat + 1200, aud: 'appstoreconnect-v1' },
+    privateKey,
+  );
+}
+
+/** An access token of the Google Play emulator, by the JWT-bearer grant of the service account. */
+export async function googleToken(emu: RunningEmulators): Promise<string> {
+  const account = emu.credentials.playstore.serviceAccount as { client_email: string; private_key: string };
+  const iat = Math.floor(Date.now() / 1000);
+  const assertion = await signJwt(
+    { alg: 'RS256', typ: 'JWT' },
+    {
+      iss: account.client_email,
+      scope: 'https://www.googleapis.com/auth/androidpublisher',
+      aud: `${emu.url}/token`,
+      iat,
+      exp: iat + 3600,
+    },
+    account.private_key,
+  );
+  const res = await fetch(`${emu.url}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }),
+  });
+  return ((await res.json()) as { access_token: string }).access_token;
 }

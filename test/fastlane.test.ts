@@ -130,7 +130,11 @@ describe('fastlane import of a real repository', () => {
     ]);
     const tree = 'weather-main/fastlane/metadata';
     expect(data.skipped).toEqual([
-      { path: `${tree}/android/en-US/changelogs/`, reason: expect.stringContaining('changelogs') },
+      // The project was never synced: no release of it holds version code 42.
+      {
+        path: `${tree}/android/en-US/changelogs/42.txt`,
+        reason: expect.stringContaining('no Google Play release holds version code 42'),
+      },
       { path: `${tree}/android/en-US/images/`, reason: expect.stringContaining('images') },
       { path: `${tree}/android/es-419/`, reason: 'an empty locale folder: nothing to import' },
       { path: `${tree}/copyright.txt`, reason: expect.stringContaining('app-wide') },

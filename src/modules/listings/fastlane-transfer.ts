@@ -72,7 +72,7 @@ export interface ChangelogPort {
     projectId: string,
     changelogs: Changelog[],
     newLocales: string[],
-  ): Promise<() => Promise<number>>;
+  ): Promise<{ skipped: { path: string; reason: string }[]; write: () => Promise<number> }>;
 }
 
 export interface FastlaneTransferDeps {
@@ -125,9 +125,9 @@ export function createFastlaneTransfer({ db, audit, projects, writer, changelogs
     }
     // Release notes are checked before any text is written, and written after the texts (their
     // languages may be created by this import).
-    const writeNotes =
+    const prepared =
       notes.length === 0
-        ? async () => 0
+        ? { skipped: [], write: async () => 0 }
         : await changelogs!.prepare(
             ctx,
             projectId,
@@ -149,7 +149,7 @@ export function createFastlaneTransfer({ db, audit, projects, writer, changelogs
               },
             ),
           );
-    const releaseNotes = await writeNotes();
+    const releaseNotes = await prepared.write();
     return {
       tree: tree.tree,
       releaseNotes,
@@ -160,7 +160,7 @@ export function createFastlaneTransfer({ db, audit, projects, writer, changelogs
           tree.batch.find((b) => b.store === listing.store && b.locale === listing.locale)?.edits ?? {},
         ).length,
       })),
-      skipped: tree.skipped,
+      skipped: [...tree.skipped, ...prepared.skipped].sort((a, b) => (a.path < b.path ? -1 : 1)),
       warnings: written.flatMap(({ listing, warnings }) =>
         warnings.map((w) => ({ ...w, store: listing.store, locale: listing.locale })),
       ),

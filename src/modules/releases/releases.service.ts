@@ -589,11 +589,13 @@ export function createReleasesService(deps: ReleasesServiceDeps) {
       projectId: string,
       changelogs: Changelog[],
       newLocales: string[],
-    ): Promise<() => Promise<number>> {
+    ): Promise<{ skipped: { path: string; reason: string }[]; write: () => Promise<number> }> {
       const tracks = [...((await snapshotsOf(db, projectId)).playstore?.releases.tracks ?? [])].sort(
         (a, b) => trackRank(a.track) - trackRank(b.track),
       );
-      const problems: ErrorDetail[] = [];
+      // A changelog of a release the store no longer has (an old version) is skipped, not an
+      // error: repositories keep them all.
+      const skipped: { path: string; reason: string }[] = [];
       const holding = (code: string) =>
         tracks.flatMap((t) =>
           t.releases.filter((r) => r.versionCodes.includes(code)).map((r) => ({ t, r })),
@@ -609,9 +611,9 @@ export function createReleasesService(deps: ReleasesServiceDeps) {
       for (const changelog of changelogs.filter((c) => c.versionCode !== null)) {
         const found = holding(changelog.versionCode!);
         if (found === undefined) {
-          problems.push({
-            field: changelog.path,
-            message: `no Google Play release holds version code ${changelog.versionCode} (sync first?)`,
+          skipped.push({
+            path: changelog.path,
+            reason: `no Google Play release holds version code ${changelog.versionCode} (as the last sync read the tracks)`,
           });
           continue;
         }
@@ -625,9 +627,9 @@ export function createReleasesService(deps: ReleasesServiceDeps) {
       }
       for (const changelog of changelogs.filter((c) => c.versionCode === null)) {
         if (newest === undefined) {
-          problems.push({
-            field: changelog.path,
-            message: 'default.txt needs a Google Play release to go to (sync first?)',
+          skipped.push({
+            path: changelog.path,
+            reason: 'no Google Play release to take it (as the last sync read the tracks)',
           });
           continue;
         }
@@ -647,8 +649,6 @@ export function createReleasesService(deps: ReleasesServiceDeps) {
           });
         }
       }
-      if (problems.length > 0)
-        throw invalid(problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
       // The rules of an edit, checked now, before the import writes anything.
       const listed = new Set([
         ...newLocales,
@@ -680,8 +680,13 @@ export function createReleasesService(deps: ReleasesServiceDeps) {
       });
       if (refused.length > 0)
         throw invalid(refused.map((p) => `${p.field}: ${p.message}`).join('; '), refused);
-      return async () =>
-        (await writePlayNotes(ctx, projectId, entries, 'import', (i) => entries[i]!.path)).length;
+      return {
+        skipped,
+        write: async () =>
+          entries.length === 0
+            ? 0
+            : (await writePlayNotes(ctx, projectId, entries, 'import', (i) => entries[i]!.path)).length,
+      };
     },
 
     /**

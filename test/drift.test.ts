@@ -67,11 +67,18 @@ describe('drift detection', () => {
     // The first look only places the project in the interval; its check comes within 5 minutes.
     expect(await h.services.drift.schedule()).toBe(0);
     clock.advance(5 * 60_000 + 1);
+    emu.calls.length = 0;
     expect(await h.services.drift.schedule()).toBe(1);
     const [event] = await until('drift.detected', async () => {
       const found = await eventsOf('drift.detected');
       return found.length > 0 ? found : undefined;
     });
+    // A drift check reads texts only: no screenshot or preview sets, no Play images or tracks.
+    expect(
+      emu.calls.filter((c) =>
+        /ScreenshotSets|PreviewSets|Screenshots$|\/tracks|\/icon$|featureGraphic|tvBanner/.test(c),
+      ),
+    ).toEqual([]);
     expect(JSON.parse(event!.data)).toEqual({
       projectId: project,
       store: 'appstore',

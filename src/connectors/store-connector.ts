@@ -192,6 +192,13 @@ export interface PushReport {
   calls: number;
 }
 
+export interface ReadOptions {
+  /** Read the screenshots, previews and images too (default true). */
+  media?: boolean;
+  /** Read the versions or tracks too (default true). */
+  releases?: boolean;
+}
+
 export interface ReadReport {
   snapshot: StoreSnapshot;
   media: StoreMedia;
@@ -203,8 +210,11 @@ export interface StoreConnector {
   readonly store: Store;
   /** Checks that the credentials are accepted by the store. Throws StoreError. */
   verify(): Promise<void>;
-  /** Reads every listing of the app. Throws StoreError when the app cannot be read at all. */
-  read(appRef: string): Promise<ReadReport>;
+  /**
+   * Reads every listing of the app, and unless told otherwise its media and releases (a drift
+   * check needs only the texts). Throws StoreError when the app cannot be read at all.
+   */
+  read(appRef: string, options?: ReadOptions): Promise<ReadReport>;
   /**
    * Writes changed fields; one locale's failure does not stop the others. Throws StoreError only
    * when nothing could be written (auth, no editable version, edit could not be opened).

@@ -102,7 +102,7 @@ export function createAppStoreConnector(
       await client.call({ calls: 0 }, 'GET', '/v1/apps?limit=1');
     },
 
-    async read(appId) {
+    async read(appId, readOptions = {}) {
       const counter = { calls: 0 };
       const { info, ver, infoLocs, verLocs } = await readContainers(client, counter, appId);
       if (info === null && ver === null) {
@@ -116,8 +116,8 @@ export function createAppStoreConnector(
       }
       const snapshot: StoreSnapshot = new Map();
       const [storeMedia, releases] = await Promise.all([
-        media.read(counter, verLocs),
-        readReleases(counter, appId),
+        readOptions.media === false ? new Map() : media.read(counter, verLocs),
+        readOptions.releases === false ? { versions: [], tracks: [] } : readReleases(counter, appId),
       ]);
       for (const locale of new Set([...infoLocs.keys(), ...verLocs.keys()])) {
         const infoLoc = infoLocs.get(locale);

@@ -83,7 +83,7 @@ export function createGooglePlayConnector(
       await client.verify();
     },
 
-    async read(pkg) {
+    async read(pkg, readOptions = {}) {
       const counter = { calls: 0 };
       const snapshot: StoreSnapshot = new Map();
       let media: StoreMedia = new Map();
@@ -92,8 +92,8 @@ export function createGooglePlayConnector(
         const list = await client.call<{ listings?: Listing[] }>(counter, 'GET', `${editUrl}/listings`);
         for (const listing of list.listings ?? []) snapshot.set(listing.language, fieldsOf(listing));
         [media, releases.tracks] = await Promise.all([
-          images.read(counter, editUrl, [...snapshot.keys()]),
-          tracks.read(counter, editUrl),
+          readOptions.media === false ? new Map() : images.read(counter, editUrl, [...snapshot.keys()]),
+          readOptions.releases === false ? [] : tracks.read(counter, editUrl),
         ]);
       });
       return { snapshot, media, releases, calls: counter.calls };

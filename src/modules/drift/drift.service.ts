@@ -95,7 +95,8 @@ export function createDriftDetection(deps: {
         const appRef = (store === 'appstore' ? project.app_store_app_id : project.play_store_package_name)!;
         let snapshot;
         try {
-          snapshot = (await client.read(appRef)).snapshot;
+          // Drift is about texts: no media or release reads spend the store's call budget.
+          snapshot = (await client.read(appRef, { media: false, releases: false })).snapshot;
         } catch (error) {
           if (!(error instanceof StoreError)) throw error;
           log.warn({ projectId, store, code: error.code }, 'drift check: the store could not be read');

@@ -1,5 +1,5 @@
 /** Versions and release notes: App Store versions and What's New, Google Play tracks and their notes. */
-export { releaseNotesChangesOf } from './release-notes-changes.js';
+export { notesInLocales, releaseNotesChangesOf } from './release-notes-changes.js';
 export { releaseRoutes } from './releases.routes.js';
 export {
   createReleasesService,

@@ -23,3 +23,22 @@ export async function releaseNotesChangesOf(
   }
   return { changes, count };
 }
+
+/** The notes of some languages only (all when `locales` is undefined), and how many. */
+export function notesInLocales(
+  changes: ReleaseNotesChanges,
+  locales: string[] | undefined,
+): { changes: ReleaseNotesChanges; count: number } {
+  const kept: ReleaseNotesChanges = {};
+  let count = 0;
+  for (const [track, byCode] of Object.entries(changes)) {
+    for (const [code, byLocale] of Object.entries(byCode)) {
+      for (const [locale, change] of Object.entries(byLocale)) {
+        if (locales !== undefined && !locales.includes(locale)) continue;
+        ((kept[track] ??= {})[code] ??= {})[locale] = change;
+        count += 1;
+      }
+    }
+  }
+  return { changes: kept, count };
+}

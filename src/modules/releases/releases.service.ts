@@ -8,6 +8,7 @@
  * them three-way, the changeset carries them, a push writes them in the edit of the texts.
  */
 import type {
+  LocaleChange,
   ReleaseNotesChange,
   ReleaseNotesResult,
   StoreConnector,
@@ -31,6 +32,7 @@ import {
   type ReleaseNotesChanges,
 } from '../listings/index.js';
 import { isLinked, projectsRepository, type Project, type ProjectsService } from '../projects/index.js';
+import { notesInLocales } from './release-notes-changes.js';
 import { releasesRepository as repo, type NoteHistoryRow, type NoteRow } from './releases.repository.js';
 
 /** supply's order of tracks when a version code is looked for (B2.4). */
@@ -287,7 +289,28 @@ export function createReleasesService(deps: ReleasesServiceDeps) {
   }
 
   return {
-    whatsNewRule,
+    /**
+     * Takes What's New out of an App Store push plan when the rule says no, with a failure per
+     * locale saying why (before any store call).
+     */
+    async withoutRefusedWhatsNew(
+      projectId: string,
+      changes: LocaleChange[],
+    ): Promise<{ changes: LocaleChange[]; refused: { locale: string; reason: string }[] }> {
+      if (!changes.some((c) => 'whatsNew' in c.fields)) return { changes, refused: [] };
+      const rule = await whatsNewRule(projectId);
+      if (rule.allowed) return { changes, refused: [] };
+      const refused = changes
+        .filter((c) => 'whatsNew' in c.fields)
+        .map((c) => ({ locale: c.locale, reason: rule.reason }));
+      const kept = changes
+        .map((c) => ({
+          ...c,
+          fields: Object.fromEntries(Object.entries(c.fields).filter(([f]) => f !== 'whatsNew')),
+        }))
+        .filter((c) => Object.keys(c.fields).length > 0);
+      return { changes: kept, refused };
+    },
 
     /** Versions and tracks as the last sync read them. */
     async list(ctx: RequestContext, projectId: string): Promise<ReleasesView> {
@@ -774,14 +797,20 @@ export function createReleasesService(deps: ReleasesServiceDeps) {
       return conflicts;
     },
 
-    /** The notes a push writes, from the approved changeset; conflicts left out (and said). */
-    pushPlan(changes: ReleaseNotesChanges): {
+    /**
+     * The notes a push writes, from the approved changeset (the wanted languages only);
+     * conflicts left out (and said).
+     */
+    pushPlan(
+      all: ReleaseNotesChanges,
+      locales: string[] | undefined,
+    ): {
       notes: ReleaseNotesChange[];
       conflicts: { track: string; versionCode: string; locale: string }[];
     } {
       const notes: ReleaseNotesChange[] = [];
       const conflicts = [];
-      for (const [track, byCode] of Object.entries(changes)) {
+      for (const [track, byCode] of Object.entries(notesInLocales(all, locales).changes)) {
         for (const [versionCode, byLocale] of Object.entries(byCode)) {
           const change: ReleaseNotesChange = { track, versionCode, notes: {} };
           for (const [locale, note] of Object.entries(byLocale)) {

@@ -18,7 +18,7 @@ import {
 } from '../listings/index.js';
 import { plannedMediaCalls } from '../../connectors/media-plan.js';
 import type { MediaChanges, StoreMediaService } from '../media/index.js';
-import type { ReleasesService } from '../releases/index.js';
+import { notesInLocales, type ReleasesService } from '../releases/index.js';
 import type { Project, ProjectsService } from '../projects/index.js';
 import type { OperationControl, OperationRun, OperationRunner } from './operation-runner.js';
 import {
@@ -46,10 +46,16 @@ export interface PushServiceDeps {
   approvals: Pick<Approvals, 'assertPushAllowed'>;
   runner: OperationRunner;
   media: Pick<StoreMediaService, 'plan' | 'recordPush' | 'sizes'>;
-  releases: Pick<ReleasesService, 'pushPlan' | 'recordPush' | 'whatsNewRule'>;
+  releases: Pick<ReleasesService, 'pushPlan' | 'recordPush' | 'withoutRefusedWhatsNew'>;
 }
 
 type PushOptions = Omit<PushInput, 'dryRun'>;
+
+/** The release notes part of a dry run: those of the wanted languages. */
+function notesPreview(changes: ReleaseNotesChanges, locales: string[] | undefined) {
+  const { changes: releaseNotes, count } = notesInLocales(changes, locales);
+  return { releaseNotes, releaseNoteChangeCount: count };
+}
 
 export function createPushService(deps: PushServiceDeps) {
   const { db, clock, projects, credentials, diffs, approvals, runner, media, releases } = deps;
@@ -64,40 +70,19 @@ export function createPushService(deps: PushServiceDeps) {
     control: OperationControl,
   ): Promise<{ outcome: PushOutcome; locales: string[]; failures: Failure[] }> {
     const plan: PushPlan = planFor(changeset, store, locales);
-    const ruleFailures: Failure[] = [];
-    if (store === 'appstore' && plan.changes.some((c) => 'whatsNew' in c.fields)) {
-      // Said before any store call: What's New only on a version being prepared, not the first.
-      const rule = await releases.whatsNewRule(project.id);
-      if (!rule.allowed) {
-        for (const change of plan.changes) {
-          if (!('whatsNew' in change.fields)) continue;
-          delete change.fields.whatsNew;
-          ruleFailures.push({
-            store,
-            locale: change.locale,
-            field: 'whatsNew',
-            error: { code: 'NOT_EDITABLE', message: rule.reason },
-          });
-        }
-        plan.changes = plan.changes.filter((c) => Object.keys(c.fields).length > 0);
-      }
-    }
-    const wantedNotes = Object.fromEntries(
-      Object.entries(store === 'playstore' ? changeset.releaseNotes : {}).map(([track, byCode]) => [
-        track,
-        Object.fromEntries(
-          Object.entries(byCode).map(([code, byLocale]) => [
-            code,
-            Object.fromEntries(
-              Object.entries(byLocale).filter(
-                ([locale]) => locales === undefined || locales.includes(locale),
-              ),
-            ),
-          ]),
-        ),
-      ]),
-    );
-    const notesPlan = releases.pushPlan(wantedNotes);
+    // Said before any store call: What's New only on a version being prepared, not the first.
+    const whatsNew =
+      store === 'appstore'
+        ? await releases.withoutRefusedWhatsNew(project.id, plan.changes)
+        : { changes: plan.changes, refused: [] };
+    plan.changes = whatsNew.changes;
+    const ruleFailures: Failure[] = whatsNew.refused.map((r) => ({
+      store,
+      locale: r.locale,
+      field: 'whatsNew',
+      error: { code: 'NOT_EDITABLE', message: r.reason },
+    }));
+    const notesPlan = releases.pushPlan(store === 'playstore' ? changeset.releaseNotes : {}, locales);
     const removals = options.prune === true ? plan.removals : [];
     const mediaPlan = await media.plan(project.id, changeset.media[store] ?? {}, locales);
     control.expect(store, plan.changes.length);
@@ -364,30 +349,9 @@ export function createPushService(deps: PushServiceDeps) {
       mediaChangeCount,
       uploadBytes,
       media,
-      ...releaseNotesPreview(diff.releaseNotes, stores, locales),
+      ...notesPreview(stores.includes('playstore') ? diff.releaseNotes : {}, locales),
       approval: diff.approval,
     };
-  }
-
-  /** The Google Play release notes a push would write (those of the wanted languages). */
-  function releaseNotesPreview(
-    changes: ReleaseNotesChanges,
-    stores: Store[],
-    locales: string[] | undefined,
-  ): Pick<PushPreview, 'releaseNotes' | 'releaseNoteChangeCount'> {
-    const releaseNotes: ReleaseNotesChanges = {};
-    let releaseNoteChangeCount = 0;
-    if (!stores.includes('playstore')) return { releaseNotes, releaseNoteChangeCount };
-    for (const [track, byCode] of Object.entries(changes)) {
-      for (const [code, byLocale] of Object.entries(byCode)) {
-        for (const [locale, change] of Object.entries(byLocale)) {
-          if (locales !== undefined && !locales.includes(locale)) continue;
-          ((releaseNotes[track] ??= {})[code] ??= {})[locale] = change;
-          releaseNoteChangeCount += 1;
-        }
-      }
-    }
-    return { releaseNotes, releaseNoteChangeCount };
   }
 
   /** The media part of a dry run: per slot, what changes and the store calls planned. */

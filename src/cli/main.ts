@@ -468,6 +468,9 @@ export function buildCli(): Command {
       emit(output(), result, [
         `Read ${result.tree === '' ? options.dir : path.join(options.dir, result.tree)}`,
         ...result.imported.map((i) => `Imported ${i.store}/${i.locale}: ${plural(i.fields, 'field')}`),
+        ...(result.releaseNotes > 0
+          ? [`Imported ${plural(result.releaseNotes, 'Google Play release note')}`]
+          : []),
         ...result.warnings.map((w) => `Warning ${w.store}/${w.locale} ${w.field}: ${w.message}`),
         ...result.skipped.map((s) => `Skipped ${s.path}: ${s.reason}`),
       ]);

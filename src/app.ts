@@ -42,6 +42,7 @@ import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/index.js'
 import { listingRoutes } from './modules/listings/index.js';
 import { mediaRoutes } from './modules/media/index.js';
 import { releaseRoutes } from './modules/releases/index.js';
+import { translationRoutes } from './modules/translations/index.js';
 import { localeRoutes } from './modules/locales/index.js';
 import { memberRoutes } from './modules/members/index.js';
 import { ANONYMOUS_REQUESTS_PER_MINUTE, organizationRoutes } from './modules/organizations/index.js';
@@ -266,6 +267,7 @@ function versionOneRoutes(api: Api, services: Services): void {
   listingRoutes(api, services);
   mediaRoutes(api, services);
   releaseRoutes(api, services);
+  translationRoutes(api, services);
   organizationRoutes(api, services);
   memberRoutes(api, services);
   inviteRoutes(api, services);

@@ -24,6 +24,10 @@ export interface Config {
   readonly appstoreApiUrl: string;
   readonly playApiUrl: string;
   readonly googleTokenUrl: string;
+  /** DeepL's base URL; null lets deepl-node choose by the key (`:fx` keys go to the free API). */
+  readonly deeplApiUrl: string | null;
+  /** A DeepL key for organizations that set none of their own (DEEPL_API_KEY); a secret. */
+  readonly deeplApiKey: string | null;
   readonly logLevel: LogLevel;
   /**
    * Browser origins allowed to call the API (CORS), e.g. a dashboard on another host; `*` for
@@ -125,6 +129,15 @@ export function loadConfig(env: Env = process.env): Config {
     resolvedUrls[key] = parsed ?? fallback;
   }
 
+  const deeplUrlRaw = read('DEEPL_API_URL');
+  const deeplApiUrl = deeplUrlRaw === undefined ? null : parseHttpUrl(deeplUrlRaw);
+  if (deeplUrlRaw !== undefined && deeplApiUrl === null)
+    problems.push('DEEPL_API_URL must be an http(s) URL');
+  const deeplApiKey = read('DEEPL_API_KEY') ?? null;
+  if (deeplApiKey !== null && !/^[\x21-\x7e]{1,200}$/.test(deeplApiKey)) {
+    problems.push('DEEPL_API_KEY must be a DeepL authentication key (printable, no spaces)');
+  }
+
   const logLevel = (read('LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -169,6 +182,8 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey,
     previousSecretKeys,
     ...resolvedUrls,
+    deeplApiUrl,
+    deeplApiKey,
     logLevel,
     corsOrigins: Object.freeze(corsOrigins as string[]),
     webhookRetrySchedule,

@@ -51,6 +51,15 @@ import {
   createMediaTransfer,
   createStoreMedia,
 } from './modules/media/index.js';
+import {
+  createGlossaries,
+  createMachineTranslation,
+  createTranslationTracker,
+  createTranslationsService,
+  translationsRepository,
+} from './modules/translations/index.js';
+import { createDeepLProvider } from './connectors/deepl/index.js';
+import type { TranslationProvider } from './connectors/translation-provider.js';
 import pino, { type Logger } from 'pino';
 import type { Clock } from './shared/clock.js';
 import type { KeyRing } from './shared/key-ring.js';
@@ -70,6 +79,8 @@ export interface ServiceDeps {
   queue?: JobQueue;
   /** Where media files are kept; by default the store BLOB_STORE_URL names. */
   blobs?: BlobStore;
+  /** The machine translation provider; by default DeepL at DEEPL_API_URL. */
+  translationProvider?: TranslationProvider;
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -89,8 +100,20 @@ export function createServices(deps: ServiceDeps) {
     // Right after the commit that is still under way, the stream reader looks again.
     afterEmit: () => void setTimeout(() => eventStream.nudge(), WAKE_AFTER_MS),
   });
-  const projects = createProjectsService({ db, clock, audit, organizations, listings: listingsRepository });
-  const writer = createListingWriter({ db, clock, outbox });
+  // Every change of a listing text tells the translation bookkeeping, in the change's transaction.
+  const textsChanged = createTranslationTracker({ clock });
+  const projects = createProjectsService({
+    db,
+    clock,
+    audit,
+    organizations,
+    listings: listingsRepository,
+    // A new source locale makes every earlier "translated from" meaningless: tracking starts over.
+    sourceLocaleChanged: (trx, projectId) => translationsRepository.deleteProjectStates(trx, projectId),
+  });
+  const writer = createListingWriter({ db, clock, outbox, textsChanged });
+  const translationProvider =
+    deps.translationProvider ?? createDeepLProvider({ serverUrl: deps.config.deeplApiUrl });
   const diffs = createDiffs({ db, projects, organizations, releaseNotes: releaseNotesChangesOf });
   const approvals = createApprovals({ clock, audit, projects, diffs, writer, outbox });
   const credentials = createCredentialsService({
@@ -99,6 +122,16 @@ export function createServices(deps: ServiceDeps) {
     audit,
     keyRing: deps.keyRing,
     connectors: deps.connectors ?? createConnectorFactory(deps.config),
+    verifyTranslationKey: (apiKey) => translationProvider.usage(apiKey),
+  });
+  const translationKeyOf = async (organizationId: string) =>
+    (await credentials.deeplKey(organizationId)) ?? deps.config.deeplApiKey;
+  const glossaries = createGlossaries({
+    db,
+    clock,
+    audit,
+    provider: translationProvider,
+    apiKeyOf: translationKeyOf,
   });
   const runner = createOperationRunner({
     db,
@@ -123,6 +156,7 @@ export function createServices(deps: ServiceDeps) {
     runner,
     media: storeMedia,
     releases,
+    textsChanged,
   });
   const push = createPushService({
     db,
@@ -241,6 +275,17 @@ export function createServices(deps: ServiceDeps) {
     mediaTransfer: createMediaTransfer({ db, clock, blobs, projects, organizations }),
     mediaCollection: createMediaCollection({ db, clock, blobs }),
     blobs,
+    translations: createTranslationsService({ db, clock, audit, projects, writer }),
+    machineTranslation: createMachineTranslation({
+      db,
+      clock,
+      audit,
+      projects,
+      provider: translationProvider,
+      glossaries,
+      apiKeyOf: translationKeyOf,
+    }),
+    glossaries,
   };
 }
 

@@ -27,6 +27,7 @@ describe('/api/v1/organization/credentials', () => {
     expect((await admin.api.get('/api/v1/organization/credentials')).body.data.credentials).toEqual([
       { store: 'appstore', configured: false },
       { store: 'playstore', configured: false },
+      { store: 'deepl', configured: false },
     ]);
     const apple = await put(admin.api, 'appstore', emu.credentials.appstore);
     expect(apple.status).toBe(200);
@@ -46,7 +47,7 @@ describe('/api/v1/organization/credentials', () => {
       clientEmail: emu.credentials.playstore.serviceAccount.client_email,
     });
     const listed = await admin.api.get('/api/v1/organization/credentials');
-    expect(listed.body.data.credentials.map((c: any) => c.configured)).toEqual([true, true]);
+    expect(listed.body.data.credentials.map((c: any) => c.configured)).toEqual([true, true, false]);
 
     expect((await admin.api.post('/api/v1/organization/credentials/appstore/verify')).body.data).toEqual({
       store: 'appstore',

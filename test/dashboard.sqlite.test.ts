@@ -22,13 +22,14 @@ import { distinctColour, image } from './support/media.js';
 // A browser flow takes seconds; the first page of a run also waits for Chromium to warm up.
 vi.setConfig({ testTimeout: 60_000 });
 
+const DEEPL_KEY = 'dashboard-deepl-key';
 let browser: Browser;
 let emu: RunningEmulators;
 let h: Harness & { url: string };
 
 beforeAll(async () => {
-  emu = await startEmulators();
-  h = await startListeningHarness(emu.env);
+  emu = await startEmulators({ deepl: { keys: [{ key: DEEPL_KEY }] } });
+  h = await startListeningHarness({ ...emu.env, DEEPL_API_URL: emu.url });
   browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
@@ -446,6 +447,63 @@ describe('release notes', () => {
       await expect
         .poll(() => emu.play.apps.get(PACKAGE)!.tracks.get('production')![0]!.releaseNotes)
         .toEqual([{ language: 'en-US', text: 'Radar maps for every street.' }]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('translations', () => {
+  it('shows what went stale with the source’s changes, drafts by machine, and accepts a draft', async () => {
+    const org = await organizationWithStores();
+    await org.admin.api.request('PUT', '/api/v1/organization/credentials/deepl', { apiKey: DEEPL_KEY });
+    const project = await syncedProject(org.admin);
+    const edited = await org.admin.api.patch(`/api/v1/projects/${project}/listings/playstore/en-US`, {
+      shortDescription: 'Forecasts you can trust',
+      fullDescription: 'Hourly forecasts and radar.',
+    });
+    expect(edited.status).toBe(200);
+    const { context, page } = await signedInContext(browser, h, org.admin.apiKey);
+    try {
+      await page.goto(`/projects/${project}`);
+      await page
+        .getByRole('link', { name: 'Missing and outdated translations, XLIFF, machine drafts' })
+        .click();
+      const table = page.getByRole('table', { name: 'Translation states' });
+      await table.waitFor();
+      await expectAccessible(page, 'translations');
+      await table.getByRole('link', { name: 'de-DE' }).first().click();
+      const diff = page.getByLabel('Changes to the source since it was translated').first();
+      await diff.waitFor();
+      expect(await diff.locator('del').allTextContents()).toContain('that');
+      expect(await diff.locator('ins').allTextContents()).toContain('you');
+      await expectAccessible(page, 'translations of a locale');
+      await screenshot(page, 'translations');
+
+      const short = page.getByLabel('Short description (de-DE)');
+      await short.fill('x'.repeat(81));
+      await page.getByText('81 / 80').waitFor();
+      await short.fill('Vorhersagen, denen Sie trauen');
+      await page.getByText('29 / 80').waitFor();
+
+      await page.getByRole('button', { name: 'Machine-translate missing and outdated fields' }).click();
+      await page
+        .getByRole('status')
+        .getByText(/drafts \(\d+ characters\)/)
+        .waitFor();
+      await page.getByRole('button', { name: 'Accept draft' }).first().waitFor();
+      const drafted = await org.admin.api.get(`/api/v1/projects/${project}/translations/de-DE`);
+      const draftedFields = drafted.body.data.entries
+        .filter((e: { draft: unknown }) => e.draft !== null)
+        .map((e: { store: string; field: string }) => `${e.store}/${e.field}`);
+      expect(draftedFields).toContain('playstore/shortDescription');
+      await page.getByRole('button', { name: 'Accept draft' }).first().click();
+      await expect
+        .poll(async () => {
+          const after = await org.admin.api.get(`/api/v1/projects/${project}/translations/de-DE`);
+          return after.body.data.entries.filter((e: { draft: unknown }) => e.draft !== null).length;
+        })
+        .toBe(draftedFields.length - 1);
     } finally {
       await context.close();
     }

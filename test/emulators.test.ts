@@ -35,7 +35,11 @@ function officialSpecsDir(): string {
   return found;
 }
 
-const VENDORED = ['app-store-connect-api.openapi.json', 'google-play-android-publisher-v3.discovery.json'];
+const VENDORED = [
+  'app-store-connect-api.openapi.json',
+  'google-play-android-publisher-v3.discovery.json',
+  'deepl-api.openapi.json',
+];
 
 describe('vendored store specs', () => {
   it('vendors every official spec the emulators use', () => {

@@ -46,6 +46,7 @@ describe('MCP endpoint at /mcp', () => {
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual(
       [
+        'accept_translations',
         'approve_changes',
         'copy_listing',
         'create_project',
@@ -57,7 +58,9 @@ describe('MCP endpoint at /mcp', () => {
         'get_listings',
         'get_organization',
         'get_project',
+        'get_translations',
         'import_fastlane',
+        'machine_translate',
         'list_locales',
         'list_members',
         'list_operations',

@@ -224,6 +224,7 @@ const SETUPS: { matches: RegExp; run: () => Promise<void> }[] = [
           APPSTORE_API_URL: url,
           PLAY_API_URL: url,
           GOOGLE_TOKEN_URL: `${url}/token`,
+          DEEPL_API_URL: url,
           WEBHOOK_ALLOW_PRIVATE: 'true',
         },
         folder,

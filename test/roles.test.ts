@@ -24,8 +24,28 @@ interface Setup {
 
 const V = true;
 const X = false;
+const DEEPL_KEY = 'roles-deepl-key';
 const listing = (s: Setup, store = 'appstore', locale = 'en-US') =>
   `/api/v1/projects/${s.project}/listings/${store}/${locale}`;
+
+/** The organization's DeepL key, set by its admin. */
+const deeplKeySet = (s: Setup) =>
+  s.org.admin.api.request('PUT', '/api/v1/organization/credentials/deepl', { apiKey: DEEPL_KEY });
+
+/** An XLIFF request: a GET of an export, or a PUT of a document. */
+async function xliff(a: Actor, url: string, document?: string) {
+  const res = await h.app.inject({
+    method: document === undefined ? 'GET' : 'PUT',
+    url,
+    headers: {
+      authorization: `Bearer ${a.apiKey}`,
+      ...(document !== undefined && { 'content-type': 'application/xliff+xml' }),
+    },
+    ...(document !== undefined && { payload: document }),
+  });
+  const type = String(res.headers['content-type'] ?? '');
+  return { status: res.statusCode, body: type.startsWith('application/json') ? res.json() : res.body };
+}
 
 /** The organization's store credentials, set by its admin. */
 async function connectStores(s: Setup) {
@@ -402,6 +422,81 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
   ],
 
   'credentials.list': [X, X, V, (a) => a.api.get('/api/v1/organization/credentials')],
+  'translations.status': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/translations`)],
+  'translations.get': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/translations/de-DE`)],
+  'translations.export': [
+    V,
+    V,
+    V,
+    (a, s) => xliff(a, `/api/v1/projects/${s.project}/translations/de-DE.xlf`),
+  ],
+  'translations.exportAll': [
+    V,
+    V,
+    V,
+    async (a, s) => {
+      await s.org.admin.api.patch(listing(s, 'appstore', 'de-DE'), { name: 'Wetter Pro' });
+      return xliff(a, `/api/v1/projects/${s.project}/translations.zip`);
+    },
+  ],
+  'translations.import': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      const exported = await xliff(s.org.admin, `/api/v1/projects/${s.project}/translations/de-DE.xlf`);
+      return xliff(
+        a,
+        `/api/v1/projects/${s.project}/translations/de-DE.xlf`,
+        String(exported.body).replace('<source>Rain</source>', '<source>Rain</source><target>Regen</target>'),
+      );
+    },
+  ],
+  'translations.machine': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      await deeplKeySet(s);
+      return a.api.post(`/api/v1/projects/${s.project}/translations/machine`, { targetLocales: ['de-DE'] });
+    },
+  ],
+  'translations.accept': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      await deeplKeySet(s);
+      await s.org.admin.api.post(`/api/v1/projects/${s.project}/translations/machine`, {
+        targetLocales: ['de-DE'],
+      });
+      return a.api.post(`/api/v1/projects/${s.project}/translations/de-DE/accept`, {});
+    },
+  ],
+  'glossaries.list': [V, V, V, (a) => a.api.get('/api/v1/organization/glossaries')],
+  'glossaries.set': [
+    X,
+    X,
+    V,
+    (a) => a.api.request('PUT', '/api/v1/organization/glossaries/en/de', { terms: ['Weather Pro'] }),
+  ],
+  'glossaries.delete': [
+    X,
+    X,
+    V,
+    async (a, s) => {
+      await s.org.admin.api.request('PUT', '/api/v1/organization/glossaries/en/fr', {
+        terms: ['Weather Pro'],
+      });
+      return a.api.delete('/api/v1/organization/glossaries/en/fr');
+    },
+  ],
+  'credentials.setDeepl': [
+    X,
+    X,
+    V,
+    (a) => a.api.request('PUT', '/api/v1/organization/credentials/deepl', { apiKey: DEEPL_KEY }),
+  ],
   'credentials.setAppStore': [
     X,
     X,
@@ -540,8 +635,8 @@ let org: TestOrganization;
 const actors = {} as Record<Role, Actor>;
 
 beforeAll(async () => {
-  emu = await startEmulators();
-  h = await startHarness({ env: emu.env });
+  emu = await startEmulators({ deepl: { keys: [{ key: DEEPL_KEY }] } });
+  h = await startHarness({ env: { ...emu.env, DEEPL_API_URL: emu.url } });
   org = await h.given.organization();
   actors.admin = org.admin;
   actors.member = await h.given.member(org, 'member');

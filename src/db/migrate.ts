@@ -11,6 +11,7 @@ import * as createEventsAndJobs from './migrations/2026_11_23_0008_create_events
 import * as createMedia from './migrations/2026_11_23_0009_create_media.js';
 import * as storeMedia from './migrations/2026_11_24_0010_store_media.js';
 import * as createReleases from './migrations/2026_11_24_0011_create_releases.js';
+import * as createTranslations from './migrations/2026_11_24_0012_create_translations.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_23_0009_create_media': createMedia,
   '2026_11_24_0010_store_media': storeMedia,
   '2026_11_24_0011_create_releases': createReleases,
+  '2026_11_24_0012_create_translations': createTranslations,
 };
 
 /**

@@ -55,6 +55,7 @@ export interface ProjectsTable {
   operation_id: string | null;
   operation_expires_at: string | null;
   drift_checked_at: Generated<string | null>;
+  source_locale: string | null;
 }
 
 export interface InvitesTable {
@@ -108,6 +109,39 @@ export interface ListingFieldsTable {
   conflict_value: string | null;
   in_conflict: number;
   updated_at: string;
+}
+
+export interface TranslationStatesTable {
+  project_id: string;
+  store: string;
+  locale: string;
+  field: string;
+  source_value: string | null;
+  source_hash: string | null;
+  draft_value: string | null;
+  draft_source_value: string | null;
+  draft_source_hash: string | null;
+  draft_provider: string | null;
+  draft_note: string | null;
+  draft_at: string | null;
+  updated_at: string;
+}
+
+export interface TranslationGlossariesTable {
+  organization_id: string;
+  source_language: string;
+  target_language: string;
+  entries: string;
+  provider_glossary_id: string | null;
+  provider_entries_hash: string | null;
+  updated_at: string;
+}
+
+export interface TranslationUsageTable {
+  organization_id: string;
+  period: string;
+  characters: Generated<number>;
+  requests: Generated<number>;
 }
 
 export interface ListingHistoryTable {
@@ -439,6 +473,9 @@ export interface Database {
   listing_history: ListingHistoryTable;
   approvals: ApprovalsTable;
   store_credentials: StoreCredentialsTable;
+  translation_states: TranslationStatesTable;
+  translation_glossaries: TranslationGlossariesTable;
+  translation_usage: TranslationUsageTable;
   operations: OperationsTable;
   sessions: SessionsTable;
   sign_in_links: SignInLinksTable;

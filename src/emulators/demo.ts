@@ -1,6 +1,6 @@
 /**
- * The demo seed of `appmeta emulate`: one app in each store and fresh key material, whose
- * credentials are written to files that a newcomer PUTs into appmeta as an admin.
+ * The demo seed of `appmeta emulate`: one app in each store, fresh key material and a DeepL key,
+ * whose credentials are written to files that a newcomer PUTs into appmeta as an admin.
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import type { EmulatorSeed } from './server.js';
@@ -9,6 +9,8 @@ export interface DemoSetup {
   seed: EmulatorSeed;
   appstoreCredentials: { issuerId: string; keyId: string; privateKey: string };
   playstoreCredentials: { serviceAccount: Record<string, string> };
+  /** The body of PUT /organization/credentials/deepl: a key the DeepL emulator accepts. */
+  deeplCredentials: { apiKey: string };
 }
 
 export const DEMO_APP_ID = '1234567890';
@@ -20,7 +22,9 @@ export function demoSetup(tokenUrl: string): DemoSetup {
   const issuerId = randomUUID();
   const keyId = 'DEMOKEY123';
   const clientEmail = 'appmeta-demo@demo-project.iam.gserviceaccount.com';
+  const deeplKey = `demo-${randomUUID()}`;
   return {
+    deeplCredentials: { apiKey: deeplKey },
     appstoreCredentials: {
       issuerId,
       keyId,
@@ -37,6 +41,7 @@ export function demoSetup(tokenUrl: string): DemoSetup {
       },
     },
     seed: {
+      deepl: { keys: [{ key: deeplKey, characterLimit: 500_000 }] },
       appstore: {
         keys: [
           { issuerId, keyId, publicKey: apple.publicKey.export({ type: 'spki', format: 'pem' }).toString() },

@@ -1,5 +1,5 @@
 /**
- * Both store emulators on one port (`appmeta emulate`), plus an admin API for tests and demos:
+ * Both store emulators and DeepL's on one port (`appmeta emulate`), plus an admin API for tests and demos:
  * seed state, inspect it, inject faults. Never used by the service itself.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -9,6 +9,7 @@ import {
   type AppStoreState,
   type AscSeed,
 } from './app-store-connect/index.js';
+import { createDeepLState, registerDeepLEmulator, type DeepLSeed, type DeepLState } from './deepl/index.js';
 import { createFaults, type Fault, type Faults } from './faults.js';
 import {
   createPlayState,
@@ -20,12 +21,14 @@ import {
 export interface EmulatorSeed {
   appstore?: AscSeed;
   playstore?: PlaySeed;
+  deepl?: DeepLSeed;
 }
 
 export interface Emulators {
   app: FastifyInstance;
   appStore: AppStoreState;
   play: PlayState;
+  deepl: DeepLState;
   faults: Faults;
   /** Back to the seed the emulators started with: state, counters, faults and the call log. */
   restore(): void;
@@ -37,6 +40,7 @@ export function createEmulators(seed: EmulatorSeed = {}, options: { now?: () => 
   const now = options.now ?? Date.now;
   const appStore = createAppStoreState(seed.appstore, now);
   const play = createPlayState(seed.playstore, now);
+  const deepl = createDeepLState(seed.deepl);
   const faults = createFaults();
   const app = Fastify({ logger: false, bodyLimit: 5 * 1024 * 1024 });
 
@@ -51,19 +55,23 @@ export function createEmulators(seed: EmulatorSeed = {}, options: { now?: () => 
     calls.length = 0;
     appStore.reset();
     play.reset();
+    deepl.reset();
     faults.clear();
     appStore.load(seed.appstore ?? {});
     play.load(seed.playstore ?? {});
+    deepl.load(seed.deepl ?? {});
   };
 
   registerAppStoreEmulator(app, appStore, faults);
   registerGooglePlayEmulator(app, play, faults);
+  registerDeepLEmulator(app, deepl, faults);
 
   app.register(async (admin) => {
     admin.post('/__admin/seed', async (request) => {
       const body = (request.body ?? {}) as EmulatorSeed;
       if (body.appstore) appStore.load(body.appstore);
       if (body.playstore) play.load(body.playstore);
+      if (body.deepl) deepl.load(body.deepl);
       return { seeded: true };
     });
     admin.post('/__admin/restore', async () => {
@@ -73,6 +81,7 @@ export function createEmulators(seed: EmulatorSeed = {}, options: { now?: () => 
     admin.post('/__admin/reset', async () => {
       appStore.reset();
       play.reset();
+      deepl.reset();
       faults.clear();
       return { reset: true };
     });
@@ -89,7 +98,11 @@ export function createEmulators(seed: EmulatorSeed = {}, options: { now?: () => 
       appstore: Object.fromEntries([...appStore.apps.keys()].map((id) => [id, appStore.snapshot(id)])),
       playstore: Object.fromEntries([...play.apps.keys()].map((pkg) => [pkg, play.snapshot(pkg)])),
       openEdits: play.openEdits().map((e) => ({ id: e.id, packageName: e.packageName })),
+      deepl: {
+        usage: Object.fromEntries([...deepl.keys].map(([key, a]) => [key.slice(0, 4) + '…', a.count])),
+        glossaries: deepl.glossaries.size,
+      },
     }));
   });
-  return { app, appStore, play, faults, restore, calls };
+  return { app, appStore, play, deepl, faults, restore, calls };
 }

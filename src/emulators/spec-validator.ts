@@ -117,3 +117,85 @@ export function googlePlaySpec(): SpecValidator {
   }
   return play;
 }
+
+/** Checks of DeepL's requests and answers, by path and method of its OpenAPI document. */
+export interface OperationValidator {
+  /** Null when the body is valid for the operation's request body of that content type. */
+  request(path: string, method: string, contentType: string, body: unknown): string | null;
+  /** Null when the body is valid for the operation's answer with that status (JSON answers). */
+  response(path: string, method: string, status: number, body: unknown): string | null;
+}
+
+let deepl: OperationValidator | null = null;
+
+/**
+ * DeepL: its OpenAPI 3.0 document, checked per operation. Form bodies are checked as DeepL reads
+ * them: repeated keys are arrays, "1"/"0" booleans (Ajv's type coercion, on form bodies only).
+ */
+export function deeplSpec(): OperationValidator {
+  if (deepl !== null) return deepl;
+  const document = JSON.parse(
+    fs.readFileSync(path.join(SPECS_DIR, 'deepl-api.openapi.json'), 'utf8'),
+  ) as object;
+  dropInvalidFormats(document);
+  const make = (coerce: boolean) => {
+    const ajv = new Ajv({
+      strict: false,
+      allErrors: true,
+      logger: false,
+      validateFormats: true,
+      ...(coerce && { coerceTypes: 'array' as const }),
+    });
+    addFormats(ajv);
+    ajv.addSchema({ ...document, $id: 'deepl' });
+    return ajv;
+  };
+  const json = make(false);
+  const form = make(true);
+  const pointer = (...parts: string[]) =>
+    parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+  const compiled = new Map<string, ValidateFunction | null>();
+  const run = (ajv: typeof json, ref: string, body: unknown): string | null => {
+    const key = `${ajv === form ? 'form' : 'json'} ${ref}`;
+    let validate = compiled.get(key);
+    if (validate === undefined) {
+      validate = ajv.getSchema(`deepl#/${ref}`) ?? null;
+      compiled.set(key, validate);
+    }
+    if (validate === null) return `the specification has no ${ref.replaceAll('~1', '/')}`;
+    if (validate(body)) return null;
+    return (validate.errors ?? [])
+      .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`)
+      .join('; ');
+  };
+  deepl = {
+    request(route, method, contentType, body) {
+      const isForm = contentType === 'application/x-www-form-urlencoded';
+      const ref = pointer(
+        'paths',
+        route,
+        method.toLowerCase(),
+        'requestBody',
+        'content',
+        contentType,
+        'schema',
+      );
+      return run(isForm ? form : json, ref, body);
+    },
+    response(route, method, status, body) {
+      const paths = (
+        document as {
+          paths: Record<string, Record<string, { responses?: Record<string, { $ref?: string }> }>>;
+        }
+      ).paths;
+      const answer = paths[route]?.[method.toLowerCase()]?.responses?.[String(status)];
+      if (answer === undefined) return `the specification has no ${status} answer for ${method} ${route}`;
+      // Shared answers (errors) are references into components/responses.
+      const base = answer.$ref?.startsWith('#/')
+        ? answer.$ref.slice(2)
+        : pointer('paths', route, method.toLowerCase(), 'responses', String(status));
+      return run(json, `${base}/content/application~1json/schema`, body);
+    },
+  };
+  return deepl;
+}

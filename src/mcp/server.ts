@@ -100,6 +100,9 @@ export const TOOL_OPERATIONS = {
   create_app_store_version: ['releases.create'],
   get_release_notes: ['releaseNotes.list'],
   update_release_notes: ['releaseNotes.updateAppStore', 'releaseNotes.updatePlay'],
+  get_translations: ['translations.status', 'translations.get'],
+  machine_translate: ['translations.machine'],
+  accept_translations: ['translations.accept'],
 } as const satisfies Record<string, readonly OperationId[]>;
 
 /** The resources and the operation that reads each. */
@@ -135,6 +138,8 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
     background,
     media,
     releases,
+    translations,
+    machineTranslation,
   } = services;
 
   server.registerTool(
@@ -189,6 +194,12 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
         name: z.string().max(400).optional(),
         appStoreAppId: z.string().max(20).nullable().optional(),
         playStorePackageName: z.string().max(150).nullable().optional(),
+        sourceLocale: z
+          .string()
+          .max(20)
+          .nullable()
+          .optional()
+          .describe("The locale translations are made from; null follows the organization's defaultLocale"),
       },
       annotations: { ...WRITE, idempotentHint: true },
     },
@@ -590,6 +601,71 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
         }
         return releases.updatePlayNote(ctx, id, { track, versionCode, locale: code }, text);
       }),
+  );
+
+  server.registerTool(
+    'get_translations',
+    {
+      title: 'Get translation states',
+      description:
+        'Without locale: the translation matrix, per target locale, store and field its state — missing, outdated ' +
+        '(the source changed since it was translated), draft (a machine translation waiting for a member) or ' +
+        'current — with counts. With locale: that locale source beside target, the source each was translated ' +
+        "from, and drafts with their length against the field's limit.",
+      inputSchema: { projectId, locale: locale.optional() },
+      annotations: READ,
+    },
+    (args) =>
+      run(ctx, () =>
+        args.locale === undefined
+          ? translations.status(ctx, args.projectId)
+          : translations.get(ctx, args.projectId, args.locale),
+      ),
+  );
+
+  server.registerTool(
+    'machine_translate',
+    {
+      title: 'Machine-translate into drafts',
+      description:
+        'Translates source texts with DeepL into drafts for the target locales (by default the missing and outdated ' +
+        'fields). Drafts are never pushed until accepted with accept_translations. Keywords stay comma-separated ' +
+        'within 100 characters; glossary terms are kept. Provider errors (quota, key, rate limit) are listed per field.',
+      inputSchema: {
+        projectId,
+        targetLocales: z.array(z.string().max(16)).min(1).max(50),
+        stores: z.array(store).min(1).max(2).optional(),
+        fields: z.array(z.string().max(40)).min(1).max(20).optional(),
+        states: z
+          .array(z.enum(['missing', 'outdated', 'draft', 'current']))
+          .min(1)
+          .max(4)
+          .optional()
+          .describe('Which fields to translate by state; default missing and outdated'),
+        formality: z.enum(['more', 'less']).optional(),
+      },
+      annotations: { ...WRITE, openWorldHint: true },
+    },
+    ({ projectId: id, ...request }) => run(ctx, () => machineTranslation.translate(ctx, id, request)),
+  );
+
+  server.registerTool(
+    'accept_translations',
+    {
+      title: 'Accept machine drafts',
+      description:
+        "Makes a locale's drafts (all, or of one store and some fields) the listing texts, current. A draft over its " +
+        "field's limit is refused when named, skipped otherwise; shorten it with update_listing instead.",
+      inputSchema: {
+        projectId,
+        locale,
+        store: store.optional(),
+        fields: z.array(z.string().max(40)).min(1).max(20).optional(),
+      },
+      annotations: WRITE,
+    },
+    ({ projectId: id, locale: code, ...request }) =>
+      run(ctx, () => translations.accept(ctx, id, code, request)),
   );
 
   server.registerTool(

@@ -87,6 +87,7 @@ export async function startEmulators(extra: EmulatorSeed = {}): Promise<RunningE
       ],
       ...extra.playstore,
     },
+    ...(extra.deepl !== undefined && { deepl: extra.deepl }),
   };
   const emulators = createEmulators(seed);
   const url = await emulators.app.listen({ port: 0, host: '127.0.0.1' });

@@ -6,6 +6,7 @@ import { Invite } from './pages/Invite';
 import { ListingEditor } from './pages/ListingEditor';
 import { MediaEditor } from './pages/MediaEditor';
 import { Releases } from './pages/Releases';
+import { TranslationLocale, TranslationsOverview } from './pages/Translations';
 import { Organization } from './pages/Organization';
 import { Project } from './pages/Project';
 import { Projects } from './pages/Projects';
@@ -63,6 +64,17 @@ function SignedIn({ path }: { path: string }) {
     );
   else if ((params = match('/projects/:projectId/releases', path)))
     page = <Releases session={me} projectId={params.projectId!} />;
+  else if ((params = match('/projects/:projectId/translations', path)))
+    page = <TranslationsOverview session={me} projectId={params.projectId!} />;
+  else if ((params = match('/projects/:projectId/translations/:locale', path)))
+    page = (
+      <TranslationLocale
+        session={me}
+        projectId={params.projectId!}
+        locale={params.locale!}
+        key={params.locale}
+      />
+    );
   else if ((params = match('/projects/:projectId', path)))
     page = <Project session={me} projectId={params.projectId!} />;
   else if (path === '/organization') page = <Organization session={me} />;

@@ -61,6 +61,18 @@ export const OPERATIONS = {
   'releaseNotes.revert': editors,
   'releaseNotes.copy': editors,
 
+  // Translations (design.md §14): members translate and accept drafts; admins keep the glossaries.
+  'translations.status': anyone,
+  'translations.get': anyone,
+  'translations.export': anyone,
+  'translations.exportAll': anyone,
+  'translations.import': editors,
+  'translations.machine': editors,
+  'translations.accept': editors,
+  'glossaries.list': anyone,
+  'glossaries.set': admins,
+  'glossaries.delete': admins,
+
   'organization.get': anyone,
   'organization.update': admins,
   'organization.usage': anyone,
@@ -82,6 +94,7 @@ export const OPERATIONS = {
   'credentials.list': admins,
   'credentials.setAppStore': admins,
   'credentials.setPlayStore': admins,
+  'credentials.setDeepl': admins,
   'credentials.delete': admins,
   'credentials.verify': admins,
 

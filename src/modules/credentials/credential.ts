@@ -5,8 +5,10 @@ import type { Store } from '../../shared/stores.js';
 
 /** What the API shows of stored credentials: never a secret. */
 export interface CredentialInfo {
-  store: Store;
+  store: Store | 'deepl';
   configured: boolean;
+  /** DeepL: whether the key is a DeepL API Free key (it ends with ":fx"). */
+  free?: boolean;
   issuerId?: string;
   keyId?: string;
   clientEmail?: string;
@@ -88,6 +90,20 @@ export function metadataOf(secret: StoreSecret): Omit<CredentialInfo, 'store' | 
         projectId: secret.serviceAccount.project_id ?? null,
       };
 }
+
+/** A DeepL authentication key: one token of printable characters (a UUID, ":fx" for API Free). */
+export function parseDeeplKey(raw: string): string {
+  const key = raw.trim();
+  if (!/^[\x21-\x7e]{8,200}$/.test(key)) {
+    throw invalidField(
+      'apiKey',
+      'must be the DeepL authentication key from your DeepL account (one token, no spaces)',
+    );
+  }
+  return key;
+}
+
+export const deeplMetadataOf = (apiKey: string) => ({ free: apiKey.endsWith(':fx') });
 
 export const unreadable = () =>
   invalid('The stored credentials cannot be decrypted with the configured keys');

@@ -6,11 +6,12 @@ import { BEARER, ERRORS, Nullable, Ok, StringEnum, Timestamp } from '../../http/
 import type { CredentialsService } from './credentials.service.js';
 
 const tags = ['credentials'];
-const StoreParams = Type.Object({ store: StringEnum(['appstore', 'playstore']) });
+const StoreParams = Type.Object({ store: StringEnum(['appstore', 'playstore', 'deepl']) });
 
 const CredentialInfo = Type.Object({
-  store: StringEnum(['appstore', 'playstore']),
+  store: StringEnum(['appstore', 'playstore', 'deepl']),
   configured: Type.Boolean(),
+  free: Type.Optional(Type.Boolean({ description: 'DeepL: an API Free key' })),
   issuerId: Type.Optional(Type.String()),
   keyId: Type.Optional(Type.String()),
   clientEmail: Type.Optional(Type.String()),
@@ -78,11 +79,29 @@ export function credentialRoutes(app: Api, services: { credentials: CredentialsS
     handler: async (request) => ok(await credentials.setPlayStore(contextOf(request), request.body)),
   });
 
+  app.put('/organization/credentials/deepl', {
+    schema: {
+      operationId: 'credentials.setDeepl',
+      tags,
+      summary: 'Set the DeepL API key for machine translation',
+      description:
+        'Admin only (design.md §14). Encrypted at rest with AES-256-GCM like the store credentials; never returned. ' +
+        'Without one, machine translation uses the instance key DEEPL_API_KEY when the operator set it.',
+      security: BEARER,
+      body: Type.Object(
+        { apiKey: Type.String({ minLength: 1, maxLength: 200 }) },
+        { additionalProperties: false },
+      ),
+      response: { 200: Ok(CredentialInfo), ...ERRORS },
+    },
+    handler: async (request) => ok(await credentials.setDeepl(contextOf(request), request.body)),
+  });
+
   app.delete('/organization/credentials/:store', {
     schema: {
       operationId: 'credentials.delete',
       tags,
-      summary: "Delete a store's credentials",
+      summary: "Delete a store's credentials or the DeepL key",
       security: BEARER,
       params: StoreParams,
       response: { 200: Ok(Type.Object({ deleted: Type.Boolean() })), ...ERRORS },
@@ -97,8 +116,9 @@ export function credentialRoutes(app: Api, services: { credentials: CredentialsS
     schema: {
       operationId: 'credentials.verify',
       tags,
-      summary: 'Check the credentials against the store',
-      description: "Admin only. `verified: false` with the store's `error` when the store refuses them.",
+      summary: 'Check the credentials against the store (or DeepL)',
+      description:
+        "Admin only. `verified: false` with the store's (or DeepL's) `error` when it refuses them.",
       security: BEARER,
       params: StoreParams,
       response: {

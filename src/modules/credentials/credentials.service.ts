@@ -15,8 +15,11 @@ import type { KeyRing } from '../../shared/key-ring.js';
 import { STORES, type Store } from '../../shared/stores.js';
 import { authorize, type OperationId, type RequestContext } from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
+import { ProviderError } from '../../connectors/translation-provider.js';
 import {
+  deeplMetadataOf,
   metadataOf,
+  parseDeeplKey,
   parseAppStoreSecret,
   parsePlayStoreSecret,
   unreadable,
@@ -33,17 +36,32 @@ export interface CredentialsServiceDeps {
   audit: AuditLog;
   keyRing: KeyRing;
   connectors: ConnectorFactory;
+  /** Asks the translation provider whether it accepts a key (throws ProviderError when not). */
+  verifyTranslationKey?: (apiKey: string) => Promise<unknown>;
 }
 
-export function createCredentialsService({ db, clock, audit, keyRing, connectors }: CredentialsServiceDeps) {
+/** The organization's machine translation key (design.md §14), sealed like the store secrets. */
+interface DeepLSecret {
+  store: 'deepl';
+  apiKey: string;
+}
+
+export function createCredentialsService({
+  db,
+  clock,
+  audit,
+  keyRing,
+  connectors,
+  verifyTranslationKey,
+}: CredentialsServiceDeps) {
   async function save(
     ctx: RequestContext,
     operation: OperationId,
-    secret: StoreSecret,
+    secret: StoreSecret | DeepLSecret,
   ): Promise<CredentialInfo> {
     const at = clock.now().toISOString();
     const sealed = keyRing.seal(JSON.stringify(secret), sealContext(ctx.organizationId, secret.store));
-    const metadata = metadataOf(secret);
+    const metadata = secret.store === 'deepl' ? deeplMetadataOf(secret.apiKey) : metadataOf(secret);
     await db.transaction().execute(async (trx) => {
       await repo.upsert(trx, {
         organization_id: ctx.organizationId,
@@ -62,7 +80,12 @@ export function createCredentialsService({ db, clock, audit, keyRing, connectors
   }
 
   /** The decrypted secret of an organization's store, or null when none is set. */
-  async function load(organizationId: string, store: Store): Promise<StoreSecret | null> {
+  async function load(organizationId: string, store: Store): Promise<StoreSecret | null>;
+  async function load(organizationId: string, store: 'deepl'): Promise<DeepLSecret | null>;
+  async function load(
+    organizationId: string,
+    store: Store | 'deepl',
+  ): Promise<StoreSecret | DeepLSecret | null> {
     const row = await repo.find(db, organizationId, store);
     if (row === undefined) return null;
     try {
@@ -70,7 +93,7 @@ export function createCredentialsService({ db, clock, audit, keyRing, connectors
         { keyId: row.key_id, iv: row.iv, ciphertext: row.ciphertext, tag: row.auth_tag },
         sealContext(organizationId, store),
       );
-      return JSON.parse(text) as StoreSecret;
+      return JSON.parse(text) as StoreSecret | DeepLSecret;
     } catch {
       throw unreadable();
     }
@@ -89,11 +112,22 @@ export function createCredentialsService({ db, clock, audit, keyRing, connectors
       return save(ctx, 'credentials.setPlayStore', parsePlayStoreSecret(input));
     },
 
-    /** What is configured, per store; never a secret. */
+    /** Sets the organization's DeepL API key (design.md §14): admins only, encrypted at rest. */
+    async setDeepl(ctx: RequestContext, input: { apiKey: string }) {
+      authorize(ctx, 'credentials.setDeepl');
+      return save(ctx, 'credentials.setDeepl', { store: 'deepl', apiKey: parseDeeplKey(input.apiKey) });
+    },
+
+    /** The organization's DeepL key, or null when none is set. */
+    async deeplKey(organizationId: string): Promise<string | null> {
+      return (await load(organizationId, 'deepl'))?.apiKey ?? null;
+    },
+
+    /** What is configured, per store and provider; never a secret. */
     async list(ctx: RequestContext): Promise<CredentialInfo[]> {
       authorize(ctx, 'credentials.list');
       const rows = await repo.list(db, ctx.organizationId);
-      return STORES.map((store) => {
+      return [...STORES, 'deepl' as const].map((store) => {
         const row = rows.find((r) => r.store === store);
         if (row === undefined) return { store, configured: false };
         return {
@@ -105,7 +139,7 @@ export function createCredentialsService({ db, clock, audit, keyRing, connectors
       });
     },
 
-    async remove(ctx: RequestContext, store: Store): Promise<void> {
+    async remove(ctx: RequestContext, store: Store | 'deepl'): Promise<void> {
       authorize(ctx, 'credentials.delete');
       await db.transaction().execute(async (trx) => {
         if (!(await repo.delete(trx, ctx.organizationId, store))) throw notFound(`${store} credentials`);
@@ -120,8 +154,19 @@ export function createCredentialsService({ db, clock, audit, keyRing, connectors
     },
 
     /** Asks the store whether it accepts the credentials. A refusal is an answer, not an error. */
-    async verify(ctx: RequestContext, store: Store) {
+    async verify(ctx: RequestContext, store: Store | 'deepl') {
       authorize(ctx, 'credentials.verify');
+      if (store === 'deepl') {
+        const key = (await load(ctx.organizationId, 'deepl'))?.apiKey;
+        if (key === undefined) throw notFound('deepl credentials');
+        try {
+          await verifyTranslationKey?.(key);
+          return { store, verified: true as const };
+        } catch (error) {
+          if (!(error instanceof ProviderError)) throw error;
+          return { store, verified: false as const, error: { code: error.code, message: error.message } };
+        }
+      }
       const secret = await load(ctx.organizationId, store);
       if (secret === null) throw notFound(`${store} credentials`);
       try {

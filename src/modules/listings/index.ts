@@ -10,15 +10,17 @@ export {
 export type { Changelog, FileTree } from './fastlane.js';
 export {
   APPSTORE_FIELDS,
+  checkFieldValue,
+  codePoints,
   fieldNames,
   PLAYSTORE_FIELDS,
   ruleOf,
   STORE_FIELDS,
   type FieldRule,
 } from './fields.js';
-export type { FieldChange, FieldEdits, Listing, ListingDiff } from './listing.js';
+export type { FieldChange, FieldEdits, Listing, ListingDiff, TextChange, TextsChanged } from './listing.js';
 export { createDiffs, type Diffs, type Pending } from './listing-diff.js';
-export { createListingWriter, type ListingWriter } from './listing-writer.js';
+export { createListingWriter, type ListingEdits, type ListingWriter } from './listing-writer.js';
 export { listingsRepository, type ListingsRepository } from './listings.repository.js';
 export { listingRoutes } from './listings.routes.js';
 export { ApprovalState, Change, Conflict } from './listings.schemas.js';

@@ -14,7 +14,15 @@ import type { RequestContext } from '../access/index.js';
 import { isLinked, projectsRepository, STORE_IDENTIFIER, type Project } from '../projects/index.js';
 import { fieldState } from './changeset.js';
 import { checkFieldValue, fieldNames, listingWarnings, type Warning } from './fields.js';
-import type { EditSource, FieldEdits, FieldState, FieldView, Listing } from './listing.js';
+import type {
+  EditSource,
+  FieldEdits,
+  FieldState,
+  FieldView,
+  Listing,
+  TextChange,
+  TextsChanged,
+} from './listing.js';
 import { listingsRepository as repo, type ListingWithFields } from './listings.repository.js';
 
 /** One listing's edits, as import and copy gather them before applying all or nothing. */
@@ -22,6 +30,8 @@ export interface ListingEdits {
   store: Store;
   locale: string;
   edits: FieldEdits;
+  /** Per field, the source text a translation was made from (XLIFF import, accepted drafts). */
+  translatedFrom?: Record<string, string | null>;
 }
 
 export interface EditResult {
@@ -95,8 +105,14 @@ export function validateEdits(
   }
 }
 
-export function createListingWriter(deps: { db: Executor; clock: Clock; outbox: Pick<Outbox, 'emit'> }) {
-  const { db, clock, outbox } = deps;
+export function createListingWriter(deps: {
+  db: Executor;
+  clock: Clock;
+  outbox: Pick<Outbox, 'emit'>;
+  /** The translation bookkeeping, told of every change in the same transaction. */
+  textsChanged?: TextsChanged;
+}) {
+  const { db, clock, outbox, textsChanged } = deps;
 
   /**
    * Runs `work` in a transaction that holds the project's listings lock (projectsRepository.lock):
@@ -112,6 +128,8 @@ export function createListingWriter(deps: { db: Executor; clock: Clock; outbox: 
    * Applies one listing's edits inside writeListings: creates (or revives) the locale, writes the
    * fields whose value changes, records each change in the history. Editing a field in conflict
    * resolves the conflict: the store's value becomes the base, so a push writes the local value.
+   * The changes go to the translation bookkeeping at once, or into `batch` for the caller to hand
+   * over together (a source and its translations imported at once are then current).
    */
   async function applyEdits(
     trx: Executor,
@@ -119,6 +137,7 @@ export function createListingWriter(deps: { db: Executor; clock: Clock; outbox: 
     projectId: string,
     entry: ListingEdits,
     source: EditSource,
+    batch?: TextChange[],
   ): Promise<Listing> {
     const at = clock.now().toISOString();
     const actor = actorOf(ctx);
@@ -139,6 +158,7 @@ export function createListingWriter(deps: { db: Executor; clock: Clock; outbox: 
     }
     const existing = new Map((await repo.listFields(trx, row.id)).map((f) => [f.field, f]));
     const history = [];
+    const changes: TextChange[] = [];
     for (const [field, raw] of Object.entries(entry.edits)) {
       const value = normalizeValue(raw);
       const current = existing.get(field);
@@ -154,6 +174,15 @@ export function createListingWriter(deps: { db: Executor; clock: Clock; outbox: 
         updated_at: at,
       });
       if (before !== value) {
+        changes.push({
+          store: entry.store,
+          locale: entry.locale,
+          field,
+          before,
+          after: value,
+          ...(entry.translatedFrom !== undefined &&
+            Object.hasOwn(entry.translatedFrom, field) && { translatedFrom: entry.translatedFrom[field] }),
+        });
         history.push({
           id: newId('hist'),
           organization_id: ctx.organizationId,
@@ -172,6 +201,8 @@ export function createListingWriter(deps: { db: Executor; clock: Clock; outbox: 
     }
     await repo.insertHistory(trx, history);
     await repo.touch(trx, row.id, at);
+    if (batch !== undefined) batch.push(...changes);
+    else if (changes.length > 0) await textsChanged?.(trx, projectId, changes);
     if (history.length > 0) {
       await outbox.emit(trx, ctx.organizationId, 'listing.updated', {
         projectId,
@@ -210,7 +241,11 @@ export function createListingWriter(deps: { db: Executor; clock: Clock; outbox: 
       validateEdits(project, batch, describe);
       const listings = await writeListings(project.id, async (trx) => {
         const written: Listing[] = [];
-        for (const entry of batch) written.push(await applyEdits(trx, ctx, project.id, entry, source));
+        const changes: TextChange[] = [];
+        for (const entry of batch) {
+          written.push(await applyEdits(trx, ctx, project.id, entry, source, changes));
+        }
+        if (changes.length > 0) await textsChanged?.(trx, project.id, changes);
         await alsoInTransaction?.(trx);
         return written;
       });

@@ -1,3 +1,4 @@
+import type { Executor } from '../../db/database.js';
 import type { Store } from '../../shared/stores.js';
 import type { MediaChanges } from '../media/index.js';
 import type { FieldChange } from './listings.schemas.js';
@@ -22,7 +23,8 @@ export interface Listing {
   updatedAt: string;
 }
 
-export type EditSource = 'edit' | 'revert' | 'copy' | 'import' | 'sync' | 'push';
+/** `translation`: a machine draft accepted by a member. */
+export type EditSource = 'edit' | 'revert' | 'copy' | 'import' | 'translation' | 'sync' | 'push';
 
 export interface HistoryEntry {
   id: string;
@@ -65,6 +67,20 @@ export interface StoreDrift {
   storeValue: string | null;
   detectedAt: string;
 }
+
+/** One change of a listing text, as the translation bookkeeping sees it (design.md §14). */
+export interface TextChange {
+  store: Store;
+  locale: string;
+  field: string;
+  before: string | null;
+  after: string | null;
+  /** The source text this target was translated from, when the writer knows it (an XLIFF unit's, a draft's). */
+  translatedFrom?: string | null;
+}
+
+/** Told of every batch of listing text changes, in the transaction that makes them. */
+export type TextsChanged = (trx: Executor, projectId: string, changes: TextChange[]) => Promise<void>;
 
 /** A set of field edits for one listing; `null` clears a field. */
 export type FieldEdits = Record<string, string | null>;

@@ -111,7 +111,7 @@ export const HistoryResponse = Ok(
         field: Type.String(),
         old: Nullable(Type.String()),
         new: Nullable(Type.String()),
-        source: StringEnum(['edit', 'revert', 'copy', 'import', 'sync', 'push']),
+        source: StringEnum(['edit', 'revert', 'copy', 'import', 'translation', 'sync', 'push']),
         actor: Type.Object({
           memberId: Nullable(Type.String()),
           operator: Nullable(

@@ -10,6 +10,7 @@ import { newId } from '../../shared/ids.js';
 import type { Store } from '../../shared/stores.js';
 import type { AuditActor } from '../audit/index.js';
 import { fieldNames } from './fields.js';
+import type { TextChange, TextsChanged } from './listing.js';
 import type { Conflict } from './listings.schemas.js';
 
 export type { Conflict };
@@ -70,6 +71,8 @@ export async function mergeSnapshot(
   store: Store,
   snapshot: StoreSnapshot,
   at: string,
+  /** The translation bookkeeping, told of the texts the store changed here. */
+  textsChanged?: TextsChanged,
 ): Promise<MergeResult> {
   await projectsRepository.lock(db, scope.projectId);
   const existing = (await repo.listWithFields(db, scope.organizationId, scope.projectId)).filter(
@@ -78,6 +81,7 @@ export async function mergeSnapshot(
   const byLocale = new Map(existing.map((l) => [l.locale, l]));
   const result: MergeResult = { locales: [...snapshot.keys()].sort(), conflicts: [], changedFields: 0 };
   const history = [];
+  const changes: TextChange[] = [];
 
   for (const [locale, storeFields] of snapshot) {
     let listing = byLocale.get(locale);
@@ -117,6 +121,7 @@ export async function mergeSnapshot(
       });
       if (next.value !== value) {
         result.changedFields += 1;
+        changes.push({ store, locale, field, before: value, after: next.value });
         history.push({
           id: newId('hist'),
           organization_id: scope.organizationId,
@@ -144,6 +149,7 @@ export async function mergeSnapshot(
     if (wasInStore && (untouched || listing.status === 'removed')) await repo.delete(db, listing.id);
   }
   await repo.insertHistory(db, history);
+  if (changes.length > 0) await textsChanged?.(db, scope.projectId, changes);
   return result;
 }
 

@@ -1,12 +1,14 @@
 import { AppError, invalid, type ErrorDetail } from '../../errors.js';
 import { normalizeName } from '../organizations/index.js';
-import type { Store } from '../../shared/stores.js';
+import { isCommonLocale, type Store } from '../../shared/stores.js';
 
 export interface Project {
   id: string;
   name: string;
   appStoreAppId: string | null;
   playStorePackageName: string | null;
+  /** The locale translations are made from (design.md §14); null follows the organization's defaultLocale. */
+  sourceLocale: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -41,6 +43,7 @@ export interface ProjectInput {
   name?: string;
   appStoreAppId?: string | null;
   playStorePackageName?: string | null;
+  sourceLocale?: string | null;
 }
 
 /**
@@ -73,6 +76,16 @@ export function normalizeProjectInput(input: ProjectInput): ProjectInput {
         message: 'must be a package name such as com.example.app',
       });
     } else out.playStorePackageName = pkg;
+  }
+  if (input.sourceLocale !== undefined) {
+    const locale = input.sourceLocale;
+    if (locale !== null && !isCommonLocale(locale)) {
+      details.push({
+        field: 'sourceLocale',
+        message:
+          'must be a locale code that both stores accept, e.g. en-US, de-DE, fr-FR (or null for the organization default)',
+      });
+    } else out.sourceLocale = locale;
   }
   if (details.length > 0) {
     throw invalid(`Invalid project: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`, details);

@@ -11,6 +11,17 @@ export async function insertProject(db: Executor, row: ProjectRow): Promise<void
   await db.insertInto('projects').values(row).execute();
 }
 
+/** The columns a Project is made of. */
+const PROJECT_COLUMNS = [
+  'id',
+  'name',
+  'app_store_app_id',
+  'play_store_package_name',
+  'source_locale',
+  'created_at',
+  'updated_at',
+] as const;
+
 /**
  * One page, each row carrying the organization's project count, so that a page and its total
  * take one query (one round trip on PostgreSQL). The page walks projects_organization_created_idx;
@@ -21,12 +32,7 @@ const projectPage = preparedQuery((db: Executor, organizationId: string, limit: 
   db
     .selectFrom('projects')
     .select((eb) => [
-      'id',
-      'name',
-      'app_store_app_id',
-      'play_store_package_name',
-      'created_at',
-      'updated_at',
+      ...PROJECT_COLUMNS,
       eb
         .selectFrom('organizations')
         .select('project_count')
@@ -74,7 +80,7 @@ export async function searchProjects(
     .where(sql<boolean>`lower(name) like ${pattern} escape '\\'`);
   const [rows, count] = await Promise.all([
     matching
-      .select(['id', 'name', 'app_store_app_id', 'play_store_package_name', 'created_at', 'updated_at'])
+      .select(PROJECT_COLUMNS)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(page.limit)
@@ -103,7 +109,9 @@ export async function updateProject(
   db: Executor,
   organizationId: string,
   id: string,
-  changes: Partial<Pick<ProjectRow, 'name' | 'app_store_app_id' | 'play_store_package_name' | 'updated_at'>>,
+  changes: Partial<
+    Pick<ProjectRow, 'name' | 'app_store_app_id' | 'play_store_package_name' | 'source_locale' | 'updated_at'>
+  >,
 ): Promise<ProjectRow | undefined> {
   await db
     .updateTable('projects')
@@ -126,7 +134,7 @@ export async function deleteProject(db: Executor, organizationId: string, id: st
 type ProjectColumns = Pick<
   ProjectRow,
   'id' | 'name' | 'app_store_app_id' | 'play_store_package_name' | 'created_at' | 'updated_at'
->;
+> & { source_locale?: string | null };
 
 export function toProject(row: ProjectColumns): Project {
   return {
@@ -134,6 +142,7 @@ export function toProject(row: ProjectColumns): Project {
     name: row.name,
     appStoreAppId: row.app_store_app_id,
     playStorePackageName: row.play_store_package_name,
+    sourceLocale: row.source_locale ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -15,6 +15,12 @@ const PackageName = Type.String({
   examples: ['com.example.app'],
 });
 
+const SourceLocale = Type.String({
+  maxLength: 20,
+  description:
+    "A locale code both stores accept; translations are made from it (design.md §14). Null follows the organization's defaultLocale. Read back with GET /projects/:projectId/translations (project responses keep the interface spec's shape)",
+});
+
 export const Project = Type.Object({
   id: Type.String({ examples: ['proj_0123456789abcdefghjkmnpqrs'] }),
   name: Type.String(),
@@ -52,6 +58,7 @@ export const CreateProjectBody = Type.Object(
     name: DisplayName,
     appStoreAppId: Type.Optional(AppStoreAppId),
     playStorePackageName: Type.Optional(PackageName),
+    sourceLocale: Type.Optional(Nullable(SourceLocale)),
   },
   { additionalProperties: false },
 );
@@ -64,6 +71,7 @@ export const UpdateProjectBody = Type.Object(
     name: Type.Optional(DisplayName),
     appStoreAppId: Type.Optional(Nullable(AppStoreAppId)),
     playStorePackageName: Type.Optional(Nullable(PackageName)),
+    sourceLocale: Type.Optional(Nullable(SourceLocale)),
   },
   { additionalProperties: false },
 );

@@ -28,9 +28,21 @@ export interface ProjectsServiceDeps {
   organizations: Pick<OrganizationsRepository, 'find' | 'reserveProjectSlot' | 'releaseProjectSlot'>;
   /** The sorted locales that have a listing in either store (the listings module's). */
   listings: { activeLocales(db: Executor, projectId: string): Promise<string[]> };
+  /**
+   * Called in the transaction that changes a project's source locale: what translations were
+   * made from belongs to the old source (the translations module forgets it).
+   */
+  sourceLocaleChanged?: (db: Executor, projectId: string) => Promise<void>;
 }
 
-export function createProjectsService({ db, clock, audit, organizations, listings }: ProjectsServiceDeps) {
+export function createProjectsService({
+  db,
+  clock,
+  audit,
+  organizations,
+  listings,
+  sourceLocaleChanged,
+}: ProjectsServiceDeps) {
   /** The project, or 404 when it does not exist in the caller's organization. */
   async function requireRow(executor: Executor, ctx: RequestContext, projectId: string) {
     const row = await projects.findRow(executor, ctx.organizationId, projectId);
@@ -78,6 +90,7 @@ export function createProjectsService({ db, clock, audit, organizations, listing
           name: fields.name!,
           app_store_app_id: fields.appStoreAppId ?? null,
           play_store_package_name: fields.playStorePackageName ?? null,
+          source_locale: fields.sourceLocale ?? null,
           created_at: now,
           updated_at: now,
           last_synced_at: null,
@@ -102,16 +115,20 @@ export function createProjectsService({ db, clock, audit, organizations, listing
       authorize(ctx, 'projects.update');
       const fields = normalizeProjectInput(patch);
       return db.transaction().execute(async (trx) => {
-        await requireRow(trx, ctx, projectId);
+        const before = await requireRow(trx, ctx, projectId);
         const updated = await projects.update(trx, ctx.organizationId, projectId, {
           ...(fields.name !== undefined && { name: fields.name }),
           ...(fields.appStoreAppId !== undefined && { app_store_app_id: fields.appStoreAppId }),
           ...(fields.playStorePackageName !== undefined && {
             play_store_package_name: fields.playStorePackageName,
           }),
+          ...(fields.sourceLocale !== undefined && { source_locale: fields.sourceLocale }),
           updated_at: clock.now().toISOString(),
         });
         if (updated === undefined) throw notFound('Project');
+        if (fields.sourceLocale !== undefined && fields.sourceLocale !== before.source_locale) {
+          await sourceLocaleChanged?.(trx, projectId);
+        }
         await audit.record(trx, ctx, 'projects.update', { type: 'project', id: projectId }, { ...fields });
         return toProject(updated);
       });

@@ -7,7 +7,7 @@ import { STORES, type Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import { actorOf } from '../audit/index.js';
 import type { CredentialsService } from '../credentials/index.js';
-import { mergeSnapshot } from '../listings/index.js';
+import { mergeSnapshot, type TextsChanged } from '../listings/index.js';
 import type { MediaMerge, StoreMediaService } from '../media/index.js';
 import type { ReleasesService } from '../releases/index.js';
 import type { Project, ProjectsService } from '../projects/index.js';
@@ -39,6 +39,8 @@ export interface SyncServiceDeps {
   runner: OperationRunner;
   media: Pick<StoreMediaService, 'merge'>;
   releases: Pick<ReleasesService, 'recordStore'>;
+  /** The translation bookkeeping, told of the texts a sync changed. */
+  textsChanged?: TextsChanged;
 }
 
 export function createSyncService({
@@ -49,6 +51,7 @@ export function createSyncService({
   runner,
   media,
   releases,
+  textsChanged,
 }: SyncServiceDeps) {
   async function syncStore(ctx: RequestContext, project: Project, store: Store, control: OperationControl) {
     control.expect(store, 0);
@@ -79,6 +82,7 @@ export function createSyncService({
           store,
           report.snapshot,
           clock.now().toISOString(),
+          textsChanged,
         );
         // Versions and tracks, and Google Play's notes, in the same transaction as the texts.
         const notes = await releases.recordStore(trx, ctx, project.id, store, report.releases);

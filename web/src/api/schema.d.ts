@@ -680,6 +680,162 @@ export interface paths {
         patch: operations["releaseNotes.updatePlay"];
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/translations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The translation matrix: per target locale, store and field, its state
+         * @description Target locales are the listings other than the source locale (design.md §14). A translated text remembers the source it was made from: when the source changes it is `outdated`. Texts written before tracking began, or synced from a store, count as `current` until their source changes.
+         */
+        get: operations["translations.status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/translations.zip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every target locale's XLIFF in one zip (`<locale>.xlf`) */
+        get: operations["translations.exportAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/translations/{locale}.xlf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * XLIFF of one target locale, for translators
+         * @description XLIFF 2.0 (or 1.2 with `?version=1.2`): one file per store, one unit per field (id = field name) with the source, the current target (or the draft waiting for review), the store's limit as a size restriction (2.0: slr:sizeRestriction in code points; 1.2: maxwidth), notes with context, and the state: initial (missing or outdated), translated (a machine draft), reviewed (current).
+         */
+        get: operations["translations.export"];
+        /**
+         * A translator's XLIFF for one locale, all or nothing
+         * @description XLIFF 2.x or 1.2 as exported (units may be regrouped, notes and states changed). A unit whose target differs from the exported one is written; an unchanged one whose state was raised (e.g. initial → translated) confirms it: an outdated translation still right, or a draft approved. Every unit is validated like an edit; any problem (named `<store>/<field>`) and nothing is written. Up to 5 MiB.
+         */
+        put: operations["translations.import"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/translations/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One target locale: source beside target, what each was translated from, drafts */
+        get: operations["translations.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/translations/machine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Machine-translate into drafts (DeepL)
+         * @description Drafts are never pushed: a member accepts them. By default the missing and outdated fields are translated. Keywords are translated one by one and kept comma-separated within the limit. A draft over its limit is marked with its length. Provider errors (quota, key, rate limit with Retry-After) are reported per field. Uses the organization's DeepL key, else the instance's DEEPL_API_KEY. Runs synchronously: `Prefer: respond-async` is accepted and not applied (no Preference-Applied).
+         */
+        post: operations["translations.machine"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/translations/{locale}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept machine drafts: they become the texts, current
+         * @description All drafts of the locale, or those of `store` and `fields`. A draft over its limit is refused when named, skipped (and listed) otherwise. The texts are written like edits (history source `translation`).
+         */
+        post: operations["translations.accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/glossaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's glossaries and this month's machine translation usage */
+        get: operations["glossaries.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/glossaries/{source}/{target}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the glossary of a language pair (admin)
+         * @description Terms machine translation must render as given: `terms` stay as they are (the app name, trademarks), `entries` map a source term to its target. Replaces the pair’s glossary.
+         */
+        put: operations["glossaries.set"];
+        post?: never;
+        /** Delete the glossary of a language pair (admin) */
+        delete: operations["glossaries.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organization": {
         parameters: {
             query?: never;
@@ -930,6 +1086,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organization/credentials/deepl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the DeepL API key for machine translation
+         * @description Admin only (design.md §14). Encrypted at rest with AES-256-GCM like the store credentials; never returned. Without one, machine translation uses the instance key DEEPL_API_KEY when the operator set it.
+         */
+        put: operations["credentials.setDeepl"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organization/credentials/{store}": {
         parameters: {
             query?: never;
@@ -940,7 +1116,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a store's credentials */
+        /** Delete a store's credentials or the DeepL key */
         delete: operations["credentials.delete"];
         options?: never;
         head?: never;
@@ -957,8 +1133,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Check the credentials against the store
-         * @description Admin only. `verified: false` with the store's `error` when the store refuses them.
+         * Check the credentials against the store (or DeepL)
+         * @description Admin only. `verified: false` with the store's (or DeepL's) `error` when it refuses them.
          */
         post: operations["credentials.verify"];
         delete?: never;
@@ -1633,6 +1809,7 @@ export interface operations {
                      * @example com.example.app
                      */
                     playStorePackageName?: string;
+                    sourceLocale?: string | null;
                 };
             };
         };
@@ -1818,6 +1995,7 @@ export interface operations {
                     name?: string;
                     appStoreAppId?: string | null;
                     playStorePackageName?: string | null;
+                    sourceLocale?: string | null;
                 };
             };
         };
@@ -2998,7 +3176,7 @@ export interface operations {
                                 old: string | null;
                                 new: string | null;
                                 /** @enum {string} */
-                                source: "edit" | "revert" | "copy" | "import" | "sync" | "push";
+                                source: "edit" | "revert" | "copy" | "import" | "translation" | "sync" | "push";
                                 actor: {
                                     memberId: string | null;
                                     operator: string | null;
@@ -4619,6 +4797,657 @@ export interface operations {
             };
         };
     };
+    "translations.status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            sourceLocale: string;
+                            /** @description The stores with a listing in the source locale */
+                            stores: ("appstore" | "playstore")[];
+                            items: {
+                                /** @description The target locale, in the store's own code */
+                                locale: string;
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                field: string;
+                                /**
+                                 * @description missing: no text; outdated: the source changed since it was translated; draft: a machine translation waits for a member; current
+                                 * @enum {string}
+                                 */
+                                state: "missing" | "outdated" | "draft" | "current";
+                                draft?: {
+                                    /** @description Characters (Unicode code points) */
+                                    length: number;
+                                    limit: number | null;
+                                    /** @description Over the limit: cannot be accepted until shortened */
+                                    overLimit: boolean;
+                                    note: string | null;
+                                };
+                            }[];
+                            /** @description Items per state */
+                            counts: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "translations.exportAll": {
+        parameters: {
+            query?: {
+                /** @description XLIFF version */
+                version?: "2.0" | "1.2";
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A zip of XLIFF files */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": Blob;
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "translations.export": {
+        parameters: {
+            query?: {
+                /** @description XLIFF version */
+                version?: "2.0" | "1.2";
+            };
+            header?: never;
+            path: {
+                projectId: string;
+                /** @description A target locale, e.g. de-DE */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The XLIFF document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xliff+xml": string;
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "translations.import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                /** @description A target locale, e.g. de-DE */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/xliff+xml": string;
+                "application/x-xliff+xml": string;
+                "application/xml": string;
+                "text/xml": string;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            locale: string;
+                            /** @enum {string} */
+                            version: "2.0" | "1.2";
+                            /** @description Units written, or confirmed unchanged (their state raised) */
+                            imported: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                field: string;
+                            }[];
+                            /** @description Units untouched or without a target */
+                            ignored: number;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "translations.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                /** @description A target locale, e.g. de-DE */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            sourceLocale: string;
+                            locale: string;
+                            entries: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                field: string;
+                                /**
+                                 * @description missing: no text; outdated: the source changed since it was translated; draft: a machine translation waits for a member; current
+                                 * @enum {string}
+                                 */
+                                state: "missing" | "outdated" | "draft" | "current";
+                                source: string | null;
+                                target: string | null;
+                                translatedFrom: string | null;
+                                draft: {
+                                    text: string;
+                                    sourceValue: string | null;
+                                    provider: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    /** @description Characters (Unicode code points) */
+                                    length: number;
+                                    limit: number | null;
+                                    /** @description Over the limit: cannot be accepted until shortened */
+                                    overLimit: boolean;
+                                    note: string | null;
+                                } | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "translations.machine": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    targetLocales: string[];
+                    stores?: ("appstore" | "playstore")[];
+                    fields?: string[];
+                    /** @description Which fields to translate by state (default: missing and outdated) */
+                    states?: ("missing" | "outdated" | "draft" | "current")[];
+                    /**
+                     * @description Where the target language has it (de, fr, ja, …)
+                     * @enum {string}
+                     */
+                    formality?: "more" | "less";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            provider: string;
+                            drafts: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                field: string;
+                                /** @description Characters (Unicode code points) */
+                                length: number;
+                                limit: number | null;
+                                /** @description Over the limit: cannot be accepted until shortened */
+                                overLimit: boolean;
+                                note: string | null;
+                            }[];
+                            errors: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                locale: string;
+                                field: string;
+                                /** @description PROVIDER_AUTH, PROVIDER_QUOTA, PROVIDER_RATE_LIMITED, … */
+                                code: string;
+                                message: string;
+                                retryAfterSeconds?: number;
+                            }[];
+                            usage: {
+                                /** @description Billed for this request */
+                                characters: number;
+                                month: {
+                                    period: string;
+                                    characters: number;
+                                    requests: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "translations.accept": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+                /** @description A target locale, e.g. de-DE */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    store?: "appstore" | "playstore";
+                    fields?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            locale: string;
+                            accepted: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                field: string;
+                            }[];
+                            /** @description Drafts over their limit (when no fields were named) */
+                            skipped: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                field: string;
+                                reason: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "glossaries.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            glossaries: {
+                                sourceLanguage: string;
+                                targetLanguage: string;
+                                /** @description source term → target term */
+                                entries: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            }[];
+                            /** @description This month's machine translation */
+                            usage: {
+                                period: string;
+                                characters: number;
+                                requests: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "glossaries.set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Source language, e.g. en */
+                source: string;
+                /** @description Target language, e.g. de */
+                target: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Terms kept as they are: the app name, trademarks */
+                    terms?: string[];
+                    /** @description source term → target term */
+                    entries?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            sourceLanguage: string;
+                            targetLanguage: string;
+                            /** @description source term → target term */
+                            entries: {
+                                [key: string]: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "glossaries.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Source language, e.g. en */
+                source: string;
+                /** @description Target language, e.g. de */
+                target: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deleted: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     "organization.get": {
         parameters: {
             query?: never;
@@ -5417,8 +6246,10 @@ export interface operations {
                         data: {
                             credentials: {
                                 /** @enum {string} */
-                                store: "appstore" | "playstore";
+                                store: "appstore" | "playstore" | "deepl";
                                 configured: boolean;
+                                /** @description DeepL: an API Free key */
+                                free?: boolean;
                                 issuerId?: string;
                                 keyId?: string;
                                 clientEmail?: string;
@@ -5481,8 +6312,10 @@ export interface operations {
                         success: true;
                         data: {
                             /** @enum {string} */
-                            store: "appstore" | "playstore";
+                            store: "appstore" | "playstore" | "deepl";
                             configured: boolean;
+                            /** @description DeepL: an API Free key */
+                            free?: boolean;
                             issuerId?: string;
                             keyId?: string;
                             clientEmail?: string;
@@ -5544,8 +6377,73 @@ export interface operations {
                         success: true;
                         data: {
                             /** @enum {string} */
-                            store: "appstore" | "playstore";
+                            store: "appstore" | "playstore" | "deepl";
                             configured: boolean;
+                            /** @description DeepL: an API Free key */
+                            free?: boolean;
+                            issuerId?: string;
+                            keyId?: string;
+                            clientEmail?: string;
+                            projectId?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "credentials.setDeepl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    apiKey: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            store: "appstore" | "playstore" | "deepl";
+                            configured: boolean;
+                            /** @description DeepL: an API Free key */
+                            free?: boolean;
                             issuerId?: string;
                             keyId?: string;
                             clientEmail?: string;
@@ -5584,7 +6482,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                store: "appstore" | "playstore";
+                store: "appstore" | "playstore" | "deepl";
             };
             cookie?: never;
         };
@@ -5633,7 +6531,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                store: "appstore" | "playstore";
+                store: "appstore" | "playstore" | "deepl";
             };
             cookie?: never;
         };

@@ -144,6 +144,14 @@ export function Project({ session, projectId }: { session: Session; projectId: s
         </p>
       </Section>
 
+      <Section title="Translations">
+        <p>
+          <Link href={`/projects/${projectId}/translations`}>
+            Missing and outdated translations, XLIFF, machine drafts
+          </Link>
+        </p>
+      </Section>
+
       <PendingChanges session={session} projectId={projectId} onChanged={refresh} />
 
       <Section title="fastlane">

@@ -1,0 +1,385 @@
+/**
+ * Translations of a project (design.md §14). The overview counts, per target locale and store,
+ * the fields missing, outdated, drafted and current; a locale's page shows each field's source
+ * beside its translation — an outdated one highlighted with what changed in the source since it
+ * was translated — with live counters against the store's limits, machine drafts to accept, and
+ * XLIFF out to translators and back.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+import { api, ApiError, unwrap } from '../api/client';
+import { codePoints, STORE_FIELDS, STORE_NAMES, type Store } from '../listing-rules';
+import { Link } from '../router';
+import { canEdit, type Session } from '../session';
+import { BusyButton, ErrorMessage, Section } from '../ui';
+
+const STATES = ['missing', 'outdated', 'draft', 'current'] as const;
+
+/** Words removed from and added to a text, for "what changed in the source since". */
+function wordDiff(before: string, after: string): ReactNode[] {
+  const a = before.split(/(\s+)/);
+  const b = after.split(/(\s+)/);
+  // Longest common subsequence of the words: small texts, a plain table is enough.
+  const table = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--)
+      table[i]![j] =
+        a[i] === b[j] ? table[i + 1]![j + 1]! + 1 : Math.max(table[i + 1]![j]!, table[i]![j + 1]!);
+  const out: ReactNode[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (i < a.length && j < b.length && a[i] === b[j]) {
+      out.push(a[i]);
+      i += 1;
+      j += 1;
+    } else if (j < b.length && (i === a.length || table[i]![j + 1]! >= table[i + 1]![j]!))
+      out.push(<ins key={`i${i}-${j}`}>{b[j++]}</ins>);
+    else out.push(<del key={`d${i}-${j}`}>{a[i++]}</del>);
+  }
+  return out;
+}
+
+export function TranslationsOverview({ session, projectId }: { session: Session; projectId: string }) {
+  const status = useQuery({
+    queryKey: ['translations', projectId],
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/projects/{projectId}/translations', { params: { path: { projectId } } })),
+  });
+  const rows = new Map<string, Record<string, number>>();
+  for (const item of status.data?.items ?? []) {
+    const key = `${item.locale}\u0000${item.store}`;
+    const row = rows.get(key) ?? { missing: 0, outdated: 0, draft: 0, current: 0 };
+    row[item.state] = (row[item.state] ?? 0) + 1;
+    rows.set(key, row);
+  }
+  return (
+    <>
+      <p>
+        <Link href={`/projects/${projectId}`}>← Project</Link>
+      </p>
+      <h1>Translations</h1>
+      <ErrorMessage error={status.error} />
+      {status.data !== undefined && (
+        <p>
+          Source locale: <strong>{status.data.sourceLocale}</strong>. A translation is outdated when its
+          source changed since it was translated.
+        </p>
+      )}
+      {rows.size === 0 ? (
+        status.data !== undefined && <p>Nothing to translate yet: add a listing in another locale.</p>
+      ) : (
+        <table aria-label="Translation states">
+          <thead>
+            <tr>
+              <th>Locale</th>
+              <th>Store</th>
+              {STATES.map((s) => (
+                <th key={s}>{s}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {[...rows].map(([key, counts]) => {
+              const [locale, store] = key.split('\u0000') as [string, Store];
+              return (
+                <tr key={key}>
+                  <td>
+                    <Link href={`/projects/${projectId}/translations/${locale}`}>{locale}</Link>
+                  </td>
+                  <td>{STORE_NAMES[store]}</td>
+                  {STATES.map((s) => (
+                    <td key={s} className={counts[s] ? `state-${s}` : undefined}>
+                      {counts[s]}
+                    </td>
+                  ))}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      <p>
+        <a href={`/api/v1/projects/${projectId}/translations.zip`} download>
+          Download every locale as XLIFF (zip)
+        </a>
+      </p>
+      {!canEdit(session) && <p>Viewers read translations; members translate and accept drafts.</p>}
+    </>
+  );
+}
+
+type Entry = {
+  store: Store;
+  locale: string;
+  field: string;
+  state: string;
+  source: string | null;
+  target: string | null;
+  translatedFrom: string | null;
+  draft: {
+    text: string;
+    length: number;
+    limit: number | null;
+    overLimit: boolean;
+    note: string | null;
+  } | null;
+};
+
+/** One field: source, the target being edited with its counter, the draft waiting. */
+function FieldRow({
+  projectId,
+  entry,
+  editable,
+  onChanged,
+}: {
+  projectId: string;
+  entry: Entry;
+  editable: boolean;
+  onChanged: () => Promise<unknown>;
+}) {
+  const rule = STORE_FIELDS[entry.store][entry.field]!;
+  const [text, setText] = useState(entry.target ?? '');
+  const length = codePoints(text);
+  const over = rule.max !== undefined && length > rule.max;
+  const id = `${entry.store}-${entry.field}`;
+  const save = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.PATCH('/api/v1/projects/{projectId}/listings/{store}/{locale}', {
+          params: { path: { projectId, store: entry.store, locale: entry.locale } },
+          body: { [entry.field]: text === '' ? null : text },
+        }),
+      ),
+    onSuccess: onChanged,
+  });
+  const accept = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/projects/{projectId}/translations/{locale}/accept', {
+          params: { path: { projectId, locale: entry.locale } },
+          body: { store: entry.store, fields: [entry.field] },
+        }),
+      ),
+    onSuccess: onChanged,
+  });
+  return (
+    <tr className={`translation state-row-${entry.state}`} data-field={id}>
+      <th scope="row">
+        {STORE_NAMES[entry.store]} · {rule.label}
+        <br />
+        <span className={`state state-${entry.state}`}>{entry.state}</span>
+      </th>
+      <td lang="und">
+        {entry.state === 'outdated' && entry.translatedFrom !== null && entry.source !== null ? (
+          <p className="source-diff" aria-label="Changes to the source since it was translated">
+            {wordDiff(entry.translatedFrom, entry.source)}
+          </p>
+        ) : (
+          <p>{entry.source}</p>
+        )}
+      </td>
+      <td>
+        <label htmlFor={id} className="visually-hidden">
+          {rule.label} ({entry.locale})
+        </label>
+        <textarea
+          id={id}
+          value={text}
+          rows={rule.singleLine ? 1 : 3}
+          readOnly={!editable}
+          aria-describedby={`${id}-count`}
+          onChange={(e) => setText(e.target.value)}
+        />
+        {rule.max !== undefined && (
+          <span className={over ? 'counter over' : 'counter'} id={`${id}-count`}>
+            {length} / {rule.max}
+          </span>
+        )}
+        {editable && (
+          <BusyButton
+            type="button"
+            busy={save.isPending}
+            disabled={text === (entry.target ?? '') || over}
+            onClick={() => save.mutate()}
+          >
+            Save
+          </BusyButton>
+        )}
+        <ErrorMessage error={save.error} />
+        {entry.draft !== null && (
+          <div className="draft">
+            <p>
+              Machine draft ({entry.draft.length}
+              {entry.draft.limit !== null && ` / ${entry.draft.limit}`}
+              {entry.draft.overLimit && ', over the limit: shorten it before it can be used'}):
+            </p>
+            <blockquote>{entry.draft.text}</blockquote>
+            {entry.draft.note !== null && <p>{entry.draft.note}</p>}
+            {editable && (
+              <>
+                <BusyButton
+                  type="button"
+                  busy={accept.isPending}
+                  disabled={entry.draft.overLimit}
+                  onClick={() => accept.mutate()}
+                >
+                  Accept draft
+                </BusyButton>
+                <button type="button" onClick={() => setText(entry.draft!.text)}>
+                  Edit draft
+                </button>
+              </>
+            )}
+            <ErrorMessage error={accept.error} />
+          </div>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+export function TranslationLocale({
+  session,
+  projectId,
+  locale,
+}: {
+  session: Session;
+  projectId: string;
+  locale: string;
+}) {
+  const queryClient = useQueryClient();
+  const editable = canEdit(session);
+  const detail = useQuery({
+    queryKey: ['translations', projectId, locale],
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/projects/{projectId}/translations/{locale}', {
+          params: { path: { projectId, locale } },
+        }),
+      ),
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['translations', projectId] });
+  const machine = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/projects/{projectId}/translations/machine', {
+          params: { path: { projectId } },
+          body: { targetLocales: [locale] },
+        }),
+      ),
+    onSuccess: refresh,
+  });
+  const upload = useMutation({
+    mutationFn: async (file: File) => {
+      const res = await fetch(
+        `/api/v1/projects/${projectId}/translations/${encodeURIComponent(locale)}.xlf`,
+        {
+          method: 'PUT',
+          credentials: 'same-origin',
+          headers: { 'X-Appmeta-CSRF': '1', 'Content-Type': 'application/xliff+xml' },
+          body: await file.text(),
+        },
+      );
+      const body = (await res.json()) as {
+        data?: { imported: unknown[]; ignored: number };
+        error?: { code: string; message: string; details?: { field: string; message: string }[] };
+      };
+      if (!res.ok || body.error !== undefined) {
+        throw new ApiError(
+          res.status,
+          body.error?.code ?? 'ERROR',
+          body.error?.message ?? 'failed',
+          body.error?.details,
+        );
+      }
+      return body.data!;
+    },
+    onSuccess: refresh,
+  });
+  const entries = (detail.data?.entries ?? []) as Entry[];
+  return (
+    <>
+      <p>
+        <Link href={`/projects/${projectId}/translations`}>← Translations</Link>
+      </p>
+      <h1>
+        Translations: {detail.data?.sourceLocale ?? '…'} → {locale}
+      </h1>
+      <ErrorMessage error={detail.error} />
+      <Section title="Translators">
+        <p>
+          <a href={`/api/v1/projects/${projectId}/translations/${locale}.xlf`} download>
+            Download XLIFF 2.0
+          </a>{' '}
+          ·{' '}
+          <a href={`/api/v1/projects/${projectId}/translations/${locale}.xlf?version=1.2`} download>
+            XLIFF 1.2
+          </a>
+        </p>
+        {editable && (
+          <>
+            <label htmlFor="xliff-upload">Import a translated XLIFF</label>
+            <input
+              id="xliff-upload"
+              type="file"
+              accept=".xlf,.xliff,application/xliff+xml"
+              onChange={(e) => {
+                const file = e.target.files?.[0];
+                if (file !== undefined) upload.mutate(file);
+              }}
+            />
+            {upload.data !== undefined && (
+              <p role="status">
+                Imported {upload.data.imported.length} units; {upload.data.ignored} untouched.
+              </p>
+            )}
+            <ErrorMessage error={upload.error} />
+            <p>
+              <BusyButton type="button" busy={machine.isPending} onClick={() => machine.mutate()}>
+                Machine-translate missing and outdated fields
+              </BusyButton>
+            </p>
+            {machine.data !== undefined && (
+              <div role="status">
+                <p>
+                  {machine.data.drafts.length} drafts ({machine.data.usage.characters} characters).
+                </p>
+                {machine.data.errors.length > 0 && (
+                  <ul>
+                    {machine.data.errors.map((e) => (
+                      <li key={`${e.store}-${e.field}`}>
+                        {STORE_NAMES[e.store]} {e.field}: {e.message}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </div>
+            )}
+            <ErrorMessage error={machine.error} />
+          </>
+        )}
+      </Section>
+      <table className="translations" aria-label={`Source and ${locale}`}>
+        <thead>
+          <tr>
+            <th>Field</th>
+            <th>Source ({detail.data?.sourceLocale})</th>
+            <th>{locale}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <FieldRow
+              key={`${entry.store}-${entry.field}-${entry.target ?? ''}-${entry.draft?.text ?? ''}`}
+              projectId={projectId}
+              entry={entry}
+              editable={editable}
+              onChanged={refresh}
+            />
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}

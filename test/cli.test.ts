@@ -36,6 +36,7 @@ beforeAll(async () => {
       '2026_11_23_0009_create_media',
       '2026_11_24_0010_store_media',
       '2026_11_24_0011_create_releases',
+      '2026_11_24_0012_create_translations',
     ],
   });
   h = await startHarness({ database });

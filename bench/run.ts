@@ -42,6 +42,10 @@ const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7,8').spl
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 /** Organizations each of scenarios 1 and 2 spreads its load over (see runDatabase). */
 const ORGANIZATIONS = 30;
+/** Load runs of scenario 1 per database, service and anchor taking turns; the median is reported. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The framework anchor (issue #22): the minimum a correct GET /api/v1/projects?limit=20 does. */
+const ANCHOR = path.join(ROOT, 'bench/anchor-fastify-sqlite.mjs');
 const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',');
 
 interface Row {
@@ -54,6 +58,7 @@ interface Row {
   rssMb?: number;
   bareRps?: number;
   ratio?: number;
+  anchor?: { rps: number; p99: number; rssMb: number; ratio: number };
 }
 const rows: Row[] = [];
 const notes: string[] = [];
@@ -173,6 +178,39 @@ async function bare(body: string, contentType: string, scenario: Omit<autocannon
   }
 }
 
+/**
+ * Starts the anchor on its own SQLite file (seeded on start: 30 organizations × 1,000 projects,
+ * keys key_0 … key_29) and answers the requests that spread scenario 1's load over them.
+ */
+async function startAnchor() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-anchor-'));
+  const port = await freePort();
+  // The anchor loads fastify and better-sqlite3 from the working directory's node_modules.
+  const child = spawn(process.execPath, [ANCHOR, String(port), path.join(dir, 'anchor.db')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise((resolve) => child.stdout.once('data', resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    requests: Array.from({ length: ORGANIZATIONS }, (_, i) => ({
+      method: 'GET' as const,
+      path: '/api/v1/projects?limit=20',
+      headers: { authorization: `Bearer key_${i}` },
+    })),
+    async stop() {
+      child.kill();
+      await new Promise((resolve) => child.once('exit', resolve));
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The run of median throughput among a scenario's rounds. */
+const medianRun = (runs: LoadResult[]) =>
+  [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
+
 async function runDatabase(kind: 'sqlite' | 'postgres') {
   const database = await createDatabase(kind);
   const env = {
@@ -261,9 +299,28 @@ async function runDatabase(kind: 'sqlite' | 'postgres') {
       }));
       const sample = await fetch(`${url}${list}`, { headers: { authorization: `Bearer ${keys1[0]}` } });
       const sampleBody = await sample.text();
-      const s1 = await cannon({ url, requests: requests1 });
+      // Service and anchor take turns, so that both meet the same state of the machine.
+      const anchor = await startAnchor();
+      const serviceRuns: LoadResult[] = [];
+      const anchorRuns: LoadResult[] = [];
+      let anchorRssMb: number;
+      try {
+        for (let round = 0; round < ROUNDS; round++) {
+          serviceRuns.push(await cannon({ url, requests: requests1 }));
+          anchorRuns.push(await cannon({ url: anchor.url, requests: anchor.requests }));
+        }
+        anchorRssMb = peakRssMb(anchor.pid);
+      } finally {
+        await anchor.stop().catch(() => undefined);
+      }
+      const s1 = medianRun(serviceRuns);
+      const a1 = medianRun(anchorRuns);
       const b1 = await bare(sampleBody, sample.headers.get('content-type') ?? 'application/json', {});
       pushLoadRow('1 list projects (limit 20, 1,000 projects)', s1, b1);
+      rows.at(-1)!.anchor = { rps: a1.rps, p99: a1.p99, rssMb: anchorRssMb, ratio: s1.rps / a1.rps };
+      notes.push(
+        `${kind}: scenario 1 rounds, service / anchor req/s: ${serviceRuns.map((r, i) => `${r.rps} / ${anchorRuns[i]!.rps}`).join(', ')}`,
+      );
     }
 
     // Scenario 2: read a project and edit a listing, 9:1 — one project in each of its own
@@ -536,11 +593,11 @@ async function main() {
     ...(rows.length === 0
       ? []
       : [
-          '| database | scenario | req/s | p50 ms | p99 ms | non-2xx | peak RSS MB | bare req/s | service ÷ bare |',
-          '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+          '| database | scenario | req/s | p50 ms | p99 ms | non-2xx | peak RSS MB | anchor req/s | anchor p99 ms | anchor peak RSS MB | req/s ÷ anchor | RSS ÷ anchor | bare req/s | service ÷ bare |',
+          '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
           ...rows.map(
             (r) =>
-              `| ${r.database} | ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${fmt(r.rssMb)} | ${fmt(r.bareRps)} | ${fmt(r.ratio, 2)} |`,
+              `| ${r.database} | ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${fmt(r.rssMb)} | ${fmt(r.anchor?.rps)} | ${fmt(r.anchor?.p99)} | ${fmt(r.anchor?.rssMb)} | ${fmt(r.anchor?.ratio, 2)} | ${r.anchor && r.rssMb ? (r.rssMb / r.anchor.rssMb).toFixed(2) : ''} | ${fmt(r.bareRps)} | ${fmt(r.ratio, 2)} |`,
           ),
           '',
         ]),

@@ -170,7 +170,14 @@ export function createServices(deps: ServiceDeps) {
     releases,
   });
 
-  const apiKeys = createApiKeysService({ db, clock, audit, members, issueKey });
+  const apiKeys = createApiKeysService({
+    db,
+    clock,
+    audit,
+    members,
+    issueKey,
+    identityVersion: deps.db.identityVersion,
+  });
   const sessions = createSessionsService({
     db,
     clock,

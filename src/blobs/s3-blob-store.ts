@@ -8,15 +8,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
+import { lazyModule } from '../shared/lazy-module.js';
 import { BlobNotFoundError, type BlobRange, type BlobStore } from './blob-store.js';
+
+/** Loaded only by a deployment that keeps its files in a bucket. */
+const awsS3 = lazyModule<typeof import('@aws-sdk/client-s3')>('@aws-sdk/client-s3');
 
 export interface S3Location {
   bucket: string;
@@ -26,10 +22,11 @@ export interface S3Location {
 }
 
 const isNotFound = (error: unknown) =>
-  error instanceof S3ServiceException &&
+  error instanceof awsS3().S3ServiceException &&
   (error.name === 'NotFound' || error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404);
 
 export function createS3BlobStore(location: S3Location): BlobStore {
+  const { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } = awsS3();
   const client = new S3Client({
     region: location.region,
     ...(location.endpoint !== null && { endpoint: location.endpoint, forcePathStyle: true }),

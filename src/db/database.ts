@@ -12,6 +12,13 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly dialect: Dialect;
+  /**
+   * A number that changes whenever an api_keys, members or organizations row may have changed
+   * (a key revoked, a role changed, a member removed, a plan changed), by this process or by
+   * another connection to the same file, so that what was read of them may be kept until then.
+   * SQLite only: null on PostgreSQL, where those rows are read afresh on every request.
+   */
+  readonly identityVersion: (() => number) | null;
   /** Answers whether the database answers a trivial query (readiness). */
   ping(): Promise<boolean>;
   /**
@@ -64,11 +71,15 @@ function whyUnreachable(error: unknown): string {
 const STATEMENT_TIMEOUT_MS = 15_000;
 
 export function createDb(config: DatabaseConfig): Db {
-  const kysely = config.kind === 'sqlite' ? createSqlite(config.path) : createPostgres(config.url);
+  const { kysely, identityVersion } =
+    config.kind === 'sqlite'
+      ? createSqlite(config.path)
+      : { kysely: createPostgres(config.url), identityVersion: null };
   const select1 = () => kysely.selectNoFrom((eb) => eb.val(1).as('one')).execute();
   return {
     kysely,
     dialect: config.kind,
+    identityVersion,
     async ping() {
       try {
         await select1();
@@ -109,7 +120,7 @@ function ensureFolder(dir: string): void {
   for (const folder of missing) fs.mkdirSync(folder);
 }
 
-function createSqlite(file: string): Kysely<Database> {
+function createSqlite(file: string): { kysely: Kysely<Database>; identityVersion: () => number } {
   let database: SqliteDatabase.Database;
   try {
     if (file !== ':memory:') ensureFolder(path.dirname(file));
@@ -124,29 +135,112 @@ function createSqlite(file: string): Kysely<Database> {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   database.pragma('synchronous = NORMAL');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const changes = watchIdentityChanges(database);
+  const kysely = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(database, changes.written) }),
+  });
+  return { kysely, identityVersion: changes.version };
+}
+
+/** Statements that may change who a key signs in, or what they may do (Db.identityVersion). */
+const IDENTITY_WRITE = /^\s*(update|delete\s+from)\s+"?(api_keys|members|organizations)"?\s/i;
+
+/**
+ * Db.identityVersion on SQLite. This connection's own writes are seen as they run (Kysely's
+ * driver runs one query at a time and a transaction holds the connection, so no read can fall
+ * between such a write and its commit); other connections' commits — a second instance, the
+ * CLI — through `PRAGMA data_version`, which changes exactly when one has committed (checked on
+ * every call: about a microsecond). Any write to the tables counts, the once-a-minute
+ * "last used" touch included: a spare re-read is cheap, a missed change is not.
+ */
+function watchIdentityChanges(database: SqliteDatabase.Database) {
+  const dataVersion = database.prepare('PRAGMA data_version').pluck();
+  let seen = dataVersion.get() as number;
+  let version = 0;
+  return {
+    written: () => void version++,
+    version: (): number => {
+      const current = dataVersion.get() as number;
+      if (current !== seen) {
+        seen = current;
+        version++;
+      }
+      return version;
+    },
+  };
 }
 
 /** Most statements the SQLite statement cache keeps; our queries have a few dozen shapes. */
 const STATEMENT_CACHE_SIZE = 500;
+
+/** What Kysely's SQLite driver uses of a statement. */
+interface DriverStatement {
+  readonly reader: boolean;
+  all(parameters: readonly unknown[]): unknown[];
+  run(parameters: readonly unknown[]): SqliteDatabase.RunResult;
+  iterate(parameters: readonly unknown[]): IterableIterator<unknown>;
+}
 
 /**
  * Kysely prepares every query anew, and preparing costs SQLite more than running our small
  * queries (the profile behind BENCHMARKS.md). Statements are reused per SQL text instead; Kysely's
  * SQLite driver runs one query at a time, so a statement is never used by two queries at once.
  */
-function withStatementCache(database: SqliteDatabase.Database) {
-  const cache = new Map<string, SqliteDatabase.Statement>();
+function withStatementCache(database: SqliteDatabase.Database, identityWritten: () => void) {
+  const cache = new Map<string, DriverStatement>();
   return {
     close: () => database.close(),
-    prepare(query: string) {
+    prepare(query: string): DriverStatement {
       let statement = cache.get(query);
       if (statement === undefined) {
-        statement = database.prepare(query);
+        statement = withRowsAsObjects(database.prepare(query));
+        if (IDENTITY_WRITE.test(query)) statement = reportingRuns(statement, identityWritten);
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
         cache.set(query, statement);
       }
       return statement;
+    },
+  };
+}
+
+/** A statement that calls `ran` after each run, whether or not it succeeded. */
+function reportingRuns(statement: DriverStatement, ran: () => void): DriverStatement {
+  const report = <T>(work: () => T): T => {
+    try {
+      return work();
+    } finally {
+      ran();
+    }
+  };
+  return {
+    reader: statement.reader,
+    all: (parameters) => report(() => statement.all(parameters)),
+    run: (parameters) => report(() => statement.run(parameters)),
+    iterate: (parameters) => report(() => statement.iterate(parameters)),
+  };
+}
+
+/**
+ * A statement whose rows are read as arrays and made into objects here. better-sqlite3 builds
+ * each row object natively, property by property, which costs more than the query: a page of 20
+ * projects took 53 µs as objects and 36 µs as arrays made into objects (BENCHMARKS.md, #22).
+ * Duplicate column names keep the last value, as better-sqlite3's own objects do.
+ */
+function withRowsAsObjects(statement: SqliteDatabase.Statement): DriverStatement {
+  if (!statement.reader) return statement;
+  const names = statement.columns().map((column) => column.name);
+  const toObject = (values: unknown[]) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
+    return row;
+  };
+  const raw = statement.raw(true);
+  return {
+    reader: true,
+    all: (parameters) => (raw.all(parameters) as unknown[][]).map(toObject),
+    run: (parameters) => raw.run(parameters),
+    *iterate(parameters) {
+      for (const values of raw.iterate(parameters) as IterableIterator<unknown[]>) yield toObject(values);
     },
   };
 }

@@ -3,7 +3,7 @@
  * process by default, in Redis when REDIS_URL is set so that every instance draws on one budget.
  * Redis counts with one Lua script per request (INCRBY + TTL), so there is no read-modify-write race.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import {
   RateLimiterMemory,
@@ -11,6 +11,9 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+import { lazyModule } from '../shared/lazy-module.js';
+
+const ioredis = lazyModule<typeof import('ioredis')>('ioredis');
 
 export const WINDOW_SECONDS = 60;
 
@@ -55,7 +58,7 @@ export function createRateLimiter(options: {
   if (options.redisUrl === null) {
     limiter = new RateLimiterMemory({ points: COUNTER_CEILING, duration: WINDOW_SECONDS, keyPrefix });
   } else {
-    redis = new Redis(options.redisUrl, {
+    redis = new (ioredis().Redis)(options.redisUrl, {
       // Fail fast while Redis is away (requests are then served uncounted) and keep reconnecting.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,

@@ -7,13 +7,17 @@
 import { randomUUID } from 'node:crypto';
 import { subscribe } from 'node:diagnostics_channel';
 import type { ClientRequest, IncomingMessage } from 'node:http';
-import * as deepl from 'deepl-node';
+import type * as Deepl from 'deepl-node';
+import { lazyModule } from '../../shared/lazy-module.js';
 import {
   ProviderError,
   type GlossaryInput,
   type TranslateRequest,
   type TranslationProvider,
 } from '../translation-provider.js';
+
+/** Loaded when an organization first translates, not by every instance at start-up. */
+const deepl = lazyModule<typeof Deepl>('deepl-node');
 
 const SOURCE_LANGUAGES = new Set(
   'ar bg cs da de el en es et fi fr he hu id it ja ko lt lv nb nl pl pt ro ru sk sl sv th tr uk vi zh'.split(
@@ -65,7 +69,7 @@ export function createDeepLProvider(options: {
   timeoutMs?: number;
 }): TranslationProvider {
   const client = (apiKey: string, requestId: string) =>
-    new deepl.Translator(apiKey, {
+    new (deepl().Translator)(apiKey, {
       ...(options.serverUrl !== null && { serverUrl: options.serverUrl }),
       maxRetries: 0,
       minTimeout: options.timeoutMs ?? 10_000,
@@ -75,22 +79,22 @@ export function createDeepLProvider(options: {
     });
 
   /** deepl-node's errors as ours; the key never appears in a message. */
-  async function call<T>(apiKey: string, work: (translator: deepl.Translator) => Promise<T>): Promise<T> {
+  async function call<T>(apiKey: string, work: (translator: Deepl.Translator) => Promise<T>): Promise<T> {
     const requestId = randomUUID();
     try {
       return await work(client(apiKey, requestId));
     } catch (error) {
       const detail = error instanceof Error ? error.message.replaceAll(apiKey, '…') : String(error);
-      if (error instanceof deepl.AuthorizationError) {
+      if (error instanceof deepl().AuthorizationError) {
         throw new ProviderError('PROVIDER_AUTH', `DeepL refused the API key (403): ${detail}`);
       }
-      if (error instanceof deepl.QuotaExceededError) {
+      if (error instanceof deepl().QuotaExceededError) {
         throw new ProviderError(
           'PROVIDER_QUOTA',
           `DeepL's character quota for this billing period is used up (456)`,
         );
       }
-      if (error instanceof deepl.TooManyRequestsError) {
+      if (error instanceof deepl().TooManyRequestsError) {
         const seconds = retryAfter.get(requestId) ?? null;
         throw new ProviderError(
           'PROVIDER_RATE_LIMITED',
@@ -98,10 +102,11 @@ export function createDeepLProvider(options: {
           seconds,
         );
       }
-      if (error instanceof deepl.ConnectionError) {
+      if (error instanceof deepl().ConnectionError) {
         throw new ProviderError('PROVIDER_UNAVAILABLE', `DeepL could not be reached: ${detail}`);
       }
-      if (error instanceof deepl.DeepLError) throw new ProviderError('PROVIDER_REFUSED', `DeepL: ${detail}`);
+      if (error instanceof deepl().DeepLError)
+        throw new ProviderError('PROVIDER_REFUSED', `DeepL: ${detail}`);
       throw error;
     }
   }
@@ -129,8 +134,8 @@ export function createDeepLProvider(options: {
       const results = await call(apiKey, (translator) =>
         translator.translateText(
           request.texts,
-          source as deepl.SourceLanguageCode,
-          target as deepl.TargetLanguageCode,
+          source as Deepl.SourceLanguageCode,
+          target as Deepl.TargetLanguageCode,
           {
             ...(request.formality !== undefined && {
               formality: request.formality === 'more' ? 'prefer_more' : 'prefer_less',
@@ -156,9 +161,9 @@ export function createDeepLProvider(options: {
       const info = await call(apiKey, (translator) =>
         translator.createGlossary(
           glossary.name,
-          pair.source as deepl.SourceGlossaryLanguageCode,
-          pair.target as deepl.TargetGlossaryLanguageCode,
-          new deepl.GlossaryEntries({ entries: glossary.entries }),
+          pair.source as Deepl.SourceGlossaryLanguageCode,
+          pair.target as Deepl.TargetGlossaryLanguageCode,
+          new (deepl().GlossaryEntries)({ entries: glossary.entries }),
         ),
       );
       return info.glossaryId;

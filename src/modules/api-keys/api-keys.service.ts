@@ -10,6 +10,7 @@ import { memberByEmail, type MembersRepository } from '../members/index.js';
 import { activeCaller } from '../organizations/index.js';
 import { generateSecret, hashSecret, isWellFormedSecret, sameHash, type ApiKey } from './api-key.js';
 import { apiKeysRepository as keys } from './api-keys.repository.js';
+import { createKeyCache } from './key-cache.js';
 
 export interface IssuedKey {
   /** The secret, shown once. */
@@ -92,6 +93,8 @@ export interface ApiKeysServiceDeps {
   audit: AuditLog;
   members: Pick<MembersRepository, 'find' | 'findAnywhere'>;
   issueKey: IssueKey;
+  /** Db.identityVersion: keys found are kept while it holds (key-cache.ts); null keeps none. */
+  identityVersion: (() => number) | null;
 }
 
 /** Whose key the operator makes: a member id, or an organization and the member's e-mail. */
@@ -99,7 +102,22 @@ export type OperatorKeyInput = { name?: string } & (
   { memberId: string } | { organizationId: string; email: string }
 );
 
-export function createApiKeysService({ db, clock, audit, members, issueKey }: ApiKeysServiceDeps) {
+type FoundKey = NonNullable<Awaited<ReturnType<typeof keys.findActiveByHash>>>;
+
+export function createApiKeysService(deps: ApiKeysServiceDeps) {
+  const { db, clock, audit, members, issueKey } = deps;
+  const found = createKeyCache<FoundKey>(deps.identityVersion, () => clock.now().getTime());
+
+  /** The key with this hash and its member and organization: from the cache, else read (and kept). */
+  async function findKey(hash: string): Promise<FoundKey | undefined> {
+    const cached = found.get(hash);
+    if (cached !== undefined) return cached;
+    const ticket = found.ticket();
+    const row = await keys.findActiveByHash(db, hash);
+    if (row !== undefined) found.set(hash, row, ticket);
+    return row;
+  }
+
   /** The member whose keys an operation targets: oneself, or (admins only) another member. */
   async function targetMember(ctx: RequestContext, memberId: string | undefined): Promise<string> {
     if (memberId === undefined || memberId === ctx.principal.memberId) return ctx.principal.memberId;
@@ -119,18 +137,20 @@ export function createApiKeysService({ db, clock, audit, members, issueKey }: Ap
       const secret = match?.[1];
       if (secret === undefined || !isWellFormedSecret(secret)) throw unauthorized();
       const hash = hashSecret(secret);
-      const found = await keys.findActiveByHash(db, hash);
+      const key = await findKey(hash);
       const now = clock.now();
       const caller =
-        found === undefined ||
-        !sameHash(found.tokenHash, hash) ||
-        (found.expiresAt !== null && found.expiresAt <= now.toISOString())
+        key === undefined ||
+        !sameHash(key.tokenHash, hash) ||
+        (key.expiresAt !== null && key.expiresAt <= now.toISOString())
           ? null
-          : activeCaller(found, { keyId: found.keyId });
-      if (found === undefined || caller === null)
+          : activeCaller(key, { keyId: key.keyId });
+      if (key === undefined || caller === null)
         throw unauthorized('The API key is unknown, revoked or expired');
-      if (found.lastUsedAt === null || now.getTime() - Date.parse(found.lastUsedAt) >= TOUCH_INTERVAL_MS) {
-        await keys.touch(db, found.keyId, found.memberId, now.toISOString());
+      if (key.lastUsedAt === null || now.getTime() - Date.parse(key.lastUsedAt) >= TOUCH_INTERVAL_MS) {
+        // The touch is a write to api_keys: it moves the identity version, so the next request
+        // reads the key again and sees the new lastUsedAt.
+        await keys.touch(db, key.keyId, key.memberId, now.toISOString());
       }
       return caller;
     },

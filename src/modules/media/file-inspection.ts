@@ -6,13 +6,25 @@
  * Decoding runs with bounded concurrency: memory stays flat however many uploads arrive at once.
  */
 import fs from 'node:fs/promises';
-import { createFile, MP4BoxBuffer } from 'mp4box';
-import sharp from 'sharp';
+import type * as Mp4box from 'mp4box';
+import type Sharp from 'sharp';
+import { lazyModule } from '../../shared/lazy-module.js';
 import type { FileFacts, ImageFormat, VideoContainer } from './slots.js';
 
-/** libvips' own thread pool per image, and no cache of decoded images between requests. */
-sharp.concurrency(1);
-sharp.cache(false);
+/** Loaded with the first media file, not by every instance at start-up. */
+const mp4box = lazyModule<typeof Mp4box>('mp4box');
+const loadSharp = lazyModule<typeof Sharp>('sharp');
+let sharpReady = false;
+/** sharp, with libvips' own thread pool per image and no cache of decoded images between requests. */
+function sharp(...args: Parameters<typeof Sharp>): ReturnType<typeof Sharp> {
+  const library = loadSharp();
+  if (!sharpReady) {
+    library.concurrency(1);
+    library.cache(false);
+    sharpReady = true;
+  }
+  return library(...args);
+}
 
 const DECODE_CONCURRENCY = 2;
 const THUMBNAIL_SIZE = 320;
@@ -195,12 +207,12 @@ async function inspectVideo(file: string, bytes: number): Promise<Inspection> {
     timescale: number;
     tracks: { type: string; track_width: number; track_height: number }[];
   }>((resolve, reject) => {
-    const parser = createFile();
+    const parser = mp4box().createFile();
     parser.onReady = (ready) => resolve(ready as never);
     parser.onError = (_module: string, message: string) =>
       reject(new UnreadableFileError(`the video cannot be read: ${message}`));
     const arrayBuffer = header.buffer.slice(header.byteOffset, header.byteOffset + header.byteLength);
-    parser.appendBuffer(MP4BoxBuffer.fromArrayBuffer(arrayBuffer, 0));
+    parser.appendBuffer(mp4box().MP4BoxBuffer.fromArrayBuffer(arrayBuffer, 0));
     parser.flush();
     setImmediate(() => reject(new UnreadableFileError('the video header is incomplete')));
   });

@@ -2,14 +2,8 @@
  * Passkeys (WebAuthn) of dashboard members: registered from a signed-in session, then used to
  * sign in without anything else. Discoverable credentials, so sign-in needs no e-mail first.
  */
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type * as WebAuthn from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Executor } from '../../db/database.js';
 import { invalidField, notFound, unauthorized } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
@@ -22,6 +16,10 @@ import { WEBAUTHN_CHALLENGE_TTL_MS, type Passkey, type StartedSession } from './
 import { challengesRepository as challenges, passkeysRepository as passkeys } from './sessions.repository.js';
 import { sessionsRepository as sessions } from './sessions.repository.js';
 import type { SignInRequest, StartSession } from './sessions.service.js';
+import { lazyModule } from '../../shared/lazy-module.js';
+
+/** Loaded with the first passkey ceremony, not by every instance at start-up. */
+const webAuthn = lazyModule<typeof WebAuthn>('@simplewebauthn/server');
 
 export interface PasskeysServiceDeps {
   db: Executor;
@@ -77,7 +75,7 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
       const member = await deps.members.find(db, ctx.organizationId, ctx.principal.memberId);
       if (member === undefined) throw notFound('Member');
       const existing = await passkeys.listOfMember(db, member.id);
-      const options = await generateRegistrationOptions({
+      const options = await webAuthn().generateRegistrationOptions({
         rpName: RP_NAME,
         rpID,
         userName: member.email,
@@ -107,7 +105,7 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
       if (challenge === null) throw invalidField('response', 'ask for registration options first');
       await sessions.setRegistrationChallenge(db, sessionId, null);
       const verification = await verified(
-        verifyRegistrationResponse({
+        webAuthn().verifyRegistrationResponse({
           response: input.response,
           expectedChallenge: challenge,
           expectedOrigin: origin,
@@ -147,7 +145,7 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
 
     /** Options for navigator.credentials.get, with the id under which the challenge waits (5 min). */
     async authenticationOptions() {
-      const options = await generateAuthenticationOptions({ rpID, userVerification: 'preferred' });
+      const options = await webAuthn().generateAuthenticationOptions({ rpID, userVerification: 'preferred' });
       const challengeId = newId('wch');
       const expiresAt = new Date(clock.now().getTime() + WEBAUTHN_CHALLENGE_TTL_MS).toISOString();
       await challenges.insert(db, { id: challengeId, challenge: options.challenge, expires_at: expiresAt });
@@ -168,7 +166,7 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
         throw unauthorized('This passkey is not registered with appmeta (or its member was removed)');
       }
       const verification = await verified(
-        verifyAuthenticationResponse({
+        webAuthn().verifyAuthenticationResponse({
           response: input.response,
           expectedChallenge: challenge,
           expectedOrigin: origin,

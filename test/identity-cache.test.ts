@@ -1,0 +1,134 @@
+/**
+ * Keys found are kept between requests (src/modules/api-keys/key-cache.ts), yet a revoked key, a
+ * changed role, a removed member or a changed plan takes effect on the very next request — on the
+ * instance that made the change, on another instance of the same database, and after a change by
+ * another process (the CLI). Two instances share one database here: a SQLite file or PostgreSQL.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, type Db } from '../src/db/database.js';
+import { createTestDatabase, type TestDatabase } from './support/databases.js';
+import { startHarness, type Harness } from './support/harness.js';
+
+let dir: string;
+let database: TestDatabase;
+let a: Harness;
+let b: Harness;
+/** A third connection, as the CLI or any other process would open. */
+let other: Db;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-identity-'));
+  database = await createTestDatabase({ file: path.join(dir, 'shared.db') });
+  a = await startHarness({ database });
+  b = await startHarness({ database });
+  other = createDb(a.config.database);
+});
+afterAll(async () => {
+  await other?.destroy();
+  await b?.close();
+  await a?.close();
+  await database?.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('authenticated keys kept between requests', () => {
+  it('refuses a key revoked on one instance on the next request to the other', async () => {
+    const org = await a.given.organization();
+    const member = await a.given.member(org, 'member');
+    const onB = b.client(member.apiKey);
+    // Both instances have found the key (and may keep it).
+    for (let i = 0; i < 2; i++) expect((await onB.get('/api/v1/projects')).status).toBe(200);
+    expect((await a.client(member.apiKey).get('/api/v1/projects')).status).toBe(200);
+    const keys = await member.api.get<{ data: { keys: { id: string }[] } }>('/api/v1/api-keys');
+    const keyId = keys.body.data.keys[0]!.id;
+
+    expect((await org.admin.api.delete(`/api/v1/api-keys/${keyId}`)).status).toBe(200);
+
+    expect((await onB.get('/api/v1/projects')).status).toBe(401);
+    expect((await a.client(member.apiKey).get('/api/v1/projects')).status).toBe(401);
+  });
+
+  it('applies a role changed on one instance to the next request on the other', async () => {
+    const org = await a.given.organization();
+    const member = await a.given.member(org, 'member');
+    const onB = b.client(member.apiKey);
+    expect((await onB.post('/api/v1/projects', { name: 'Allowed' })).status).toBe(201);
+
+    const changed = await org.admin.api.patch(`/api/v1/organization/members/${member.id}`, {
+      role: 'viewer',
+    });
+    expect(changed.status).toBe(200);
+
+    const refused = await onB.post('/api/v1/projects', { name: 'Refused' });
+    expect(refused.status).toBe(403);
+    expect((await onB.get('/api/v1/projects')).status).toBe(200);
+  });
+
+  it('refuses a member removed on one instance on the next request to the other', async () => {
+    const org = await a.given.organization();
+    const member = await a.given.member(org, 'viewer');
+    const onB = b.client(member.apiKey);
+    expect((await onB.get('/api/v1/projects')).status).toBe(200);
+
+    expect((await org.admin.api.delete(`/api/v1/organization/members/${member.id}`)).status).toBe(200);
+
+    expect((await onB.get('/api/v1/projects')).status).toBe(401);
+  });
+
+  it('sees a key revoked and a plan changed by another process on the next request', async () => {
+    const org = await a.given.organization({ plan: 'free' });
+    const member = await a.given.member(org, 'member');
+    for (const h of [a, b]) {
+      const response = await h.client(org.admin.apiKey).get('/api/v1/projects');
+      expect(response.headers['x-ratelimit-limit']).toBe('100');
+    }
+
+    // Written by another connection, as `appmeta org set-plan` and a revocation by the CLI do.
+    await other.kysely
+      .updateTable('organizations')
+      .set({ plan: 'enterprise' })
+      .where('id', '=', org.id)
+      .execute();
+    await sql`UPDATE api_keys SET revoked_at = ${new Date().toISOString()} WHERE member_id = ${member.id}`.execute(
+      other.kysely,
+    );
+
+    for (const h of [a, b]) {
+      const response = await h.client(org.admin.apiKey).get('/api/v1/projects');
+      expect(response.headers['x-ratelimit-limit']).toBe('10000');
+      expect((await h.client(member.apiKey).get('/api/v1/projects')).status).toBe(401);
+    }
+  });
+});
+
+describe('the identity version', () => {
+  it('moves with writes to keys, members and organizations, not with other writes (SQLite)', async () => {
+    const version = a.db.identityVersion;
+    if (a.dialect === 'postgres') {
+      // PostgreSQL keeps no key between requests: every request reads its key.
+      expect(version).toBeNull();
+      return;
+    }
+    const org = await a.given.organization();
+    await a.given.project(org.admin, { name: 'Not an identity change' });
+    const before = version!();
+    await a.db.kysely.updateTable('projects').set({ name: 'Renamed' }).where('name', '=', 'x').execute();
+    expect(version!()).toBe(before);
+    await a.db.kysely.updateTable('members').set({ role: 'admin' }).where('id', '=', org.admin.id).execute();
+    const afterOwnWrite = version!();
+    expect(afterOwnWrite).toBeGreaterThan(before);
+    // Another connection's commit, to any table, is seen through PRAGMA data_version.
+    await other.kysely.updateTable('projects').set({ name: 'Elsewhere' }).where('name', '=', 'x').execute();
+    expect(version!()).toBe(afterOwnWrite);
+    await other.kysely
+      .updateTable('organizations')
+      .set({ name: 'Renamed elsewhere' })
+      .where('id', '=', org.id)
+      .execute();
+    expect(version!()).toBeGreaterThan(afterOwnWrite);
+  });
+});

@@ -35,7 +35,7 @@ import { registerRateLimit, type ChargeRequests } from './http/rate-limit.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limiter.js';
 import { ERRORS, ErrorResponse, Ok, PUBLIC } from './http/schemas.js';
 import { createValidatorCompiler } from './http/validation.js';
-import { mcpRoutes } from './mcp/server.js';
+import { mcpRoutes } from './mcp/routes.js';
 import { apiKeyRoutes } from './modules/api-keys/index.js';
 import { credentialRoutes } from './modules/credentials/index.js';
 import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/index.js';
@@ -111,6 +111,7 @@ export async function buildApp(
     requestTimeout: REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    rewriteUrl: versionOneAlias,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const routes = recordRoutes(app);
@@ -200,11 +201,9 @@ export async function buildApp(
   healthRoutes(app, db);
   metricsRoute(app, rateLimiter);
 
-  for (const path of ['/api/v1/openapi.json', '/v1/openapi.json']) {
-    app.get(path, { schema: { hide: true, operationId: 'openapi.get' } }, async (request) =>
-      documentFor(app.swagger(), request, config.publicUrl),
-    );
-  }
+  app.get('/api/v1/openapi.json', { schema: { hide: true, operationId: 'openapi.get' } }, async (request) =>
+    documentFor(app.swagger(), request, config.publicUrl),
+  );
 
   await app.register(
     async (api: Api) => {
@@ -212,17 +211,6 @@ export async function buildApp(
       versionOneRoutes(api, services);
     },
     { prefix: '/api/v1' },
-  );
-  // The same routes again under /v1 (design.md §1), left out of the OpenAPI document.
-  await app.register(
-    async (api: Api) => {
-      api.addHook('onRoute', (route) => {
-        route.schema = { ...route.schema, hide: true };
-      });
-      api.addHook('onRequest', requireCaller);
-      versionOneRoutes(api, services);
-    },
-    { prefix: '/v1' },
   );
   mcpRoutes(app, services, charge);
   await app.register(
@@ -236,6 +224,16 @@ export async function buildApp(
   pages.send = await registerDashboard(app);
 
   return { app, services, routes };
+}
+
+/**
+ * The same routes under /v1 as under /api/v1 (design.md §1): the path is rewritten before routing,
+ * so each route is registered, compiled and held in memory once. Logs and 404s name the path as
+ * sent (request.originalUrl).
+ */
+function versionOneAlias(request: { url?: string }): string {
+  const url = request.url ?? '/';
+  return url.startsWith('/v1') && (url.length === 3 || url[3] === '/' || url[3] === '?') ? `/api${url}` : url;
 }
 
 /**

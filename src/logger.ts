@@ -78,16 +78,21 @@ const serializers = {
   req: (request: {
     method?: string;
     url?: string;
+    /** The URL as sent, where rewriteUrl changed it (the /v1 alias). */
+    originalUrl?: string;
     host?: string;
     ip?: string;
     socket?: { remotePort?: number };
-  }) => ({
-    method: request.method,
-    url: request.url === undefined ? undefined : sanitizeUrl(request.url),
-    host: request.host,
-    remoteAddress: request.ip,
-    remotePort: request.socket?.remotePort,
-  }),
+  }) => {
+    const url = request.originalUrl ?? request.url;
+    return {
+      method: request.method,
+      url: url === undefined ? undefined : sanitizeUrl(url),
+      host: request.host,
+      remoteAddress: request.ip,
+      remotePort: request.socket?.remotePort,
+    };
+  },
 };
 
 export function createLogger(

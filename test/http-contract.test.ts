@@ -141,6 +141,23 @@ describe('routes under /api/v1 and /v1', () => {
     expect(res.body.data.project.name).toBe('Both prefixes');
     expect((await h.client().get('/v1/organization')).status).toBe(401);
   });
+
+  it('changes state, answers 405 and 404 under /v1 as under /api/v1, naming the path as sent', async () => {
+    const created = await org.admin.api.post('/v1/projects', { name: 'Made under v1' });
+    expect(created.status).toBe(201);
+    const id = created.body.data.project.id;
+    expect((await org.admin.api.get(`/api/v1/projects/${id}`)).body.data.project.name).toBe('Made under v1');
+    const wrongMethod = await org.admin.api.request('PUT', '/v1/projects', {});
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.allow).toBe(
+      (await org.admin.api.request('PUT', '/api/v1/projects', {})).headers.allow,
+    );
+    const missing = await org.admin.api.get('/v1/nope?x=1');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.message).toBe('No route GET /v1/nope');
+    expect((await org.admin.api.get('/v1')).status).toBe(404);
+    expect((await h.client().get('/v1/openapi.json')).body.openapi).toBe('3.1.0');
+  });
 });
 
 describe('health', () => {

@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { serviceUnavailable } from '../errors.js';
+import { lazyModule } from '../shared/lazy-module.js';
 import type { Database } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -245,10 +246,14 @@ function withRowsAsObjects(statement: SqliteDatabase.Statement): DriverStatement
   };
 }
 
+/** The PostgreSQL client, loaded only when the database is PostgreSQL. */
+const postgres = lazyModule<typeof pg>('pg');
+
 function createPostgres(url: string): Kysely<Database> {
   // count(*) and other int8 values arrive as strings by default; our counts fit in a double.
-  pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-  const pool = new pg.Pool({
+  const { types, Pool } = postgres();
+  types.setTypeParser(types.builtins.INT8, (value) => Number(value));
+  const pool = new Pool({
     connectionString: url,
     max: 10,
     statement_timeout: STATEMENT_TIMEOUT_MS,

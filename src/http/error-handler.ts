@@ -204,6 +204,7 @@ export function registerErrorHandlers(app: FastifyInstance, routes: RouteEntry[]
     if (pages.send !== null && isClientRoute(request)) return pages.send(reply);
     const path = request.url.split('?')[0]!;
     const allowed = methodsFor(routes, path);
+    const sentPath = request.originalUrl.split('?')[0]!;
     if (allowed.length > 0) {
       const allow = allowed.join(', ');
       reply.header('Allow', allow);
@@ -221,7 +222,7 @@ export function registerErrorHandlers(app: FastifyInstance, routes: RouteEntry[]
     return sendError(
       request,
       reply,
-      new AppError('NOT_FOUND', `No route ${request.method} ${sanitizeUrl(path.slice(0, 200))}`),
+      new AppError('NOT_FOUND', `No route ${request.method} ${sanitizeUrl(sentPath.slice(0, 200))}`),
     );
   });
 }

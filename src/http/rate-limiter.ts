@@ -1,21 +1,17 @@
 /**
- * Request budgets per 60-second window (design.md §8), counted by rate-limiter-flexible: in
- * process by default, in Redis when REDIS_URL is set so that every instance draws on one budget.
- * Redis counts with one Lua script per request (INCRBY + TTL), so there is no read-modify-write race.
+ * Request budgets per 60-second window (design.md §8): counted in process by default, in Redis
+ * when REDIS_URL is set so that every instance draws on one budget. A window opens with a key's
+ * first request and lasts WINDOW_SECONDS. Redis counts with one Lua script per request (INCRBY,
+ * and the expiry when the window opens), so there is no read-modify-write race between instances.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
 import { lazyModule } from '../shared/lazy-module.js';
 
 const ioredis = lazyModule<typeof import('ioredis')>('ioredis');
 
 export const WINDOW_SECONDS = 60;
+const WINDOW_MS = WINDOW_SECONDS * 1000;
 
 export interface RateDecision {
   allowed: boolean;
@@ -34,15 +30,26 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-/**
- * The counters allow far more points than any plan; each request compares the count with the
- * caller's plan itself. One counter per organization therefore survives a plan change, and
- * `appmeta org set-plan` takes effect on the next request.
- */
-const COUNTER_CEILING = 1_000_000_000;
+/** A key's count in its current window, and when the window ends (ms since the epoch). */
+interface WindowCount {
+  count: number;
+  endsAt: number;
+}
+
+/** Where the counts live: this process, or Redis. */
+interface Counters {
+  add(key: string, points: number): WindowCount | Promise<WindowCount>;
+  close(): void;
+}
+
 /** How often a Redis outage is logged while it lasts (every request would flood the logs). */
 const OUTAGE_LOG_INTERVAL_MS = 10_000;
 
+/**
+ * Each request compares its key's count with the caller's plan, so one counter per organization
+ * survives a plan change, and `appmeta org set-plan` takes effect on the next request. The count
+ * is made before the decision: a refused request counts too, as every request does.
+ */
 export function createRateLimiter(options: {
   redisUrl: string | null;
   log: Logger;
@@ -52,30 +59,22 @@ export function createRateLimiter(options: {
 }): RateLimiter {
   const now = options.now ?? Date.now;
   const keyPrefix = options.keyPrefix ?? 'appmeta:rl';
+  const counters =
+    options.redisUrl === null ? memoryCounters(now) : redisCounters(options.redisUrl, keyPrefix, now);
   const metrics = { storeErrors: 0, limited: 0 };
-  let redis: Redis | null = null;
-  let limiter: RateLimiterAbstract;
-  if (options.redisUrl === null) {
-    limiter = new RateLimiterMemory({ points: COUNTER_CEILING, duration: WINDOW_SECONDS, keyPrefix });
-  } else {
-    redis = new (ioredis().Redis)(options.redisUrl, {
-      // Fail fast while Redis is away (requests are then served uncounted) and keep reconnecting.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 2_000,
-      commandTimeout: 500,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-      lazyConnect: false,
-    });
-    redis.on('error', () => undefined); // reported through failed commands below
-    limiter = new RateLimiterRedis({
-      storeClient: redis,
-      points: COUNTER_CEILING,
-      duration: WINDOW_SECONDS,
-      keyPrefix,
-      rejectIfRedisNotReady: true,
-    });
-  }
+
+  const decide = (limit: number, window: WindowCount): RateDecision => {
+    const allowed = window.count <= limit;
+    if (!allowed) metrics.limited += 1;
+    const msLeft = Math.max(window.endsAt - now(), 0);
+    return {
+      allowed,
+      limit,
+      remaining: Math.max(limit - window.count, 0),
+      resetAt: Math.ceil(window.endsAt / 1000),
+      retryAfter: Math.max(Math.ceil(msLeft / 1000), 1),
+    };
+  };
 
   let lastOutageLog = 0;
   const failOpen = (limit: number, error: unknown): RateDecision => {
@@ -94,29 +93,84 @@ export function createRateLimiter(options: {
   return {
     metrics,
     async take(key, limit, points = 1) {
-      let res: RateLimiterRes;
       try {
-        res = await limiter.consume(key, points);
+        return decide(limit, await counters.add(key, points));
       } catch (error) {
-        if (error instanceof RateLimiterRes) res = error;
-        else return failOpen(limit, error);
+        return failOpen(limit, error);
       }
-      const consumed = res.consumedPoints;
-      const allowed = consumed <= limit;
-      if (!allowed) metrics.limited += 1;
-      const msLeft = Math.max(res.msBeforeNext, 0);
-      return {
-        allowed,
-        limit,
-        remaining: Math.max(limit - consumed, 0),
-        resetAt: Math.ceil((now() + msLeft) / 1000),
-        retryAfter: Math.max(Math.ceil(msLeft / 1000), 1),
-      };
     },
     async close() {
-      if (redis !== null) {
-        redis.disconnect();
+      counters.close();
+    },
+  };
+}
+
+/**
+ * Counts in this process. Windows that ended are swept at most once a window, so that the map
+ * holds about one window's worth of keys (client IPs included) however long the process runs.
+ */
+function memoryCounters(now: () => number): Counters {
+  const windows = new Map<string, WindowCount>();
+  let nextSweep = now() + WINDOW_MS;
+  return {
+    add(key, points) {
+      const at = now();
+      if (at >= nextSweep) {
+        for (const [name, window] of windows) if (window.endsAt <= at) windows.delete(name);
+        nextSweep = at + WINDOW_MS;
       }
+      let window = windows.get(key);
+      if (window === undefined || window.endsAt <= at) {
+        window = { count: 0, endsAt: at + WINDOW_MS };
+        windows.set(key, window);
+      }
+      window.count += points;
+      return window;
+    },
+    close() {
+      windows.clear();
+    },
+  };
+}
+
+/**
+ * Adds points to a key's count and opens its window (the expiry) with the first of them; answers
+ * the count and the milliseconds the window has left.
+ */
+const COUNT_SCRIPT = `
+local count = redis.call('INCRBY', KEYS[1], ARGV[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  ttl = tonumber(ARGV[2])
+end
+return {count, ttl}`;
+
+type CountingRedis = Redis & {
+  countWindow(key: string, points: number, windowMs: number): Promise<[number, number]>;
+};
+
+function redisCounters(url: string, keyPrefix: string, now: () => number): Counters {
+  const redis = new (ioredis().Redis)(url, {
+    // Fail fast while Redis is away (requests are then served uncounted) and keep reconnecting.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2_000,
+    commandTimeout: 500,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    lazyConnect: false,
+  }) as CountingRedis;
+  redis.on('error', () => undefined); // reported through failed commands
+  // EVALSHA, falling back to EVAL once when Redis does not know the script yet.
+  redis.defineCommand('countWindow', { numberOfKeys: 1, lua: COUNT_SCRIPT });
+  return {
+    async add(key, points) {
+      if (redis.status !== 'ready') throw new Error(`Redis is not connected (${redis.status})`);
+      const [count, msLeft] = await redis.countWindow(`${keyPrefix}:${key}`, points, WINDOW_MS);
+      return { count, endsAt: now() + msLeft };
+    },
+    close() {
+      redis.disconnect();
     },
   };
 }

@@ -5,15 +5,18 @@
  * whose instance died is picked up again once it expires.
  */
 import { CompiledQuery } from 'kysely';
-import PgBoss from 'pg-boss';
+import type PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
+import { lazyModule } from '../shared/lazy-module.js';
 import { createWaker, JOBS, JOB_NAMES, type JobHandlers, type JobName, type JobQueue } from './job-queue.js';
 
 /** How often an idle worker of another instance looks for new jobs; this instance is woken at once. */
 const POLL_SECONDS = 0.5;
 
+const pgBoss = lazyModule<typeof PgBoss>('pg-boss');
+
 export function createPgBossJobQueue(databaseUrl: string): JobQueue {
-  const boss = new PgBoss({
+  const boss = new (pgBoss())({
     connectionString: databaseUrl,
     max: 4,
     application_name: 'appmeta-jobs',

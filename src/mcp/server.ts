@@ -1,16 +1,14 @@
 /**
- * The MCP endpoint (design.md §1: `{PUBLIC_URL}/mcp`, Streamable HTTP). Stateless: each POST gets
- * a server bound to the caller's request context, so tools run with the same API key, role,
+ * The MCP server behind `{PUBLIC_URL}/mcp` (Streamable HTTP; routes.ts serves it). Stateless: each
+ * POST gets a server bound to the caller's request context, so tools run with the same API key, role,
  * organization scope and rate limit as REST. Every tool is a thin adapter over a domain service.
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, invalidField } from '../errors.js';
-import type { Api } from '../http/api.js';
-import { contextOf, requireCaller } from '../http/identity.js';
-import type { ChargeRequests } from '../http/rate-limit.js';
 import type { OperationId, RequestContext } from '../modules/access/index.js';
 import { APPSTORE_FIELDS, PLAYSTORE_FIELDS, type FieldEdits } from '../modules/listings/index.js';
 import { STORE_SELECTIONS, STORES } from '../shared/stores.js';
@@ -831,51 +829,26 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
   return server;
 }
 
-const METHOD_NOT_ALLOWED = {
-  jsonrpc: '2.0',
-  error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; use POST' },
-  id: null,
-};
-
 /**
- * A JSON-RPC batch (allowed by MCP 2025-03-26, which the SDK still speaks; 2025-06-18 removed
- * batches) is charged one request per message against the plan's rate limit, before any of it
- * runs: the HTTP request itself counted one already.
+ * Answers one MCP POST on the raw request and response: a server bound to the caller's context and
+ * a stateless transport, both closed when the response is.
  */
-export function mcpRoutes(app: Api, services: Services, chargeRequests: ChargeRequests): void {
-  app.register(async (scope: Api) => {
-    scope.addHook('onRequest', requireCaller);
-    const config = {
-      noIdempotencyKey: 'MCP requests are JSON-RPC messages; send the key with the REST route',
-    };
-    scope.post('/mcp', { schema: { hide: true }, config }, async (request, reply) => {
-      if (Array.isArray(request.body) && request.body.length > 1) {
-        await chargeRequests(request, reply, request.body.length - 1);
-      }
-      const server = createMcpServer(services, contextOf(request));
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      // The reply is handed to the transport; carry over the headers set so far (request id, rate limits).
-      reply.hijack();
-      for (const [name, value] of Object.entries(reply.getHeaders())) {
-        if (value !== undefined) reply.raw.setHeader(name, value);
-      }
-      reply.raw.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, request.body);
-    });
-    for (const method of ['GET', 'DELETE'] as const) {
-      scope.route({
-        method,
-        url: '/mcp',
-        schema: { hide: true },
-        handler: async (_request, reply) => reply.code(405).header('Allow', 'POST').send(METHOD_NOT_ALLOWED),
-      });
-    }
+export async function answerMcp(
+  services: Services,
+  ctx: RequestContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  const server = createMcpServer(services, ctx);
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
   });
+  response.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(request, response, body);
 }

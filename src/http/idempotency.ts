@@ -5,7 +5,7 @@
  * idempotency service, given by the composition root.
  */
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalidField } from '../errors.js';
 
 interface ClaimedKey {
@@ -49,9 +49,20 @@ const REPLAYED = ['content-type', 'location', 'content-disposition', 'cache-cont
 export function registerIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preHandler', async (request, reply) => {
+  // Most requests carry no key: they pass both hooks without a promise (see claim and keep).
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.method !== 'POST' || request.headers['idempotency-key'] === undefined) return done();
+    claim(request, reply).then(() => done(), done);
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.idempotency === null) return done(null, payload);
+    keep(request, reply, payload).then(() => done(null, payload), done);
+  });
+
+  /** Claims the request's key, or replays the response stored under it. */
+  async function claim(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const key = request.headers['idempotency-key'];
-    if (request.method !== 'POST' || key === undefined || request.caller === null) return;
+    if (key === undefined || request.caller === null) return;
     if (typeof key !== 'string' || !KEY.test(key)) {
       throw invalidField('Idempotency-Key', 'must be 1..255 visible ASCII characters (a UUID, say)');
     }
@@ -61,17 +72,18 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
       .update(`POST ${request.url}\n${JSON.stringify(request.body ?? null)}`)
       .digest('hex');
     const organizationId = request.caller.organizationId;
-    const claim = await store.claim({ organizationId, key, fingerprint });
-    if (claim.kind === 'replay') {
-      const { statusCode, headers, body } = claim.response;
-      return reply.code(statusCode).headers(headers).header('Idempotent-Replayed', 'true').send(body);
+    const claimed = await store.claim({ organizationId, key, fingerprint });
+    if (claimed.kind === 'replay') {
+      const { statusCode, headers, body } = claimed.response;
+      reply.code(statusCode).headers(headers).header('Idempotent-Replayed', 'true').send(body);
+      return;
     }
-    request.idempotency = { organizationId, key, createdAt: claim.createdAt };
-  });
+    request.idempotency = { organizationId, key, createdAt: claimed.createdAt };
+  }
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const claim = request.idempotency;
-    if (claim === null) return payload;
+  /** Stores the response under the claimed key, or frees the key when the response is not worth keeping. */
+  async function keep(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+    const claim = request.idempotency!;
     request.idempotency = null;
     const status = reply.statusCode;
     const body =
@@ -79,7 +91,7 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     // Worth retrying (a fault, the rate limit, a busy project) or not storable: the key is free again.
     if (status >= 500 || status === 429 || status === 409 || body === null) {
       await store.release(claim);
-      return payload;
+      return;
     }
     const headers: Record<string, string> = {};
     for (const name of REPLAYED) {
@@ -87,6 +99,5 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
       if (value !== undefined) headers[name] = String(value);
     }
     await store.complete(claim, { statusCode: status, headers, body });
-    return payload;
-  });
+  }
 }

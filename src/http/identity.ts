@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, unauthorized } from '../errors.js';
 import type { Caller, RequestContext } from '../modules/access/index.js';
 import { sessionTokenOf, type SessionCookies } from './session-cookie.js';
@@ -72,9 +72,13 @@ export function registerIdentity(
 }
 
 /** onRequest hook of the authenticated scope: 401 before anything about the request is checked. */
-export async function requireCaller(request: FastifyRequest): Promise<void> {
-  if (request.caller === null) throw request.callerError ?? unauthorized();
-  if (request.csrfError !== null) throw request.csrfError;
+export function requireCaller(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: (error?: AppError) => void,
+): void {
+  if (request.caller === null) return done(request.callerError ?? unauthorized());
+  done(request.csrfError ?? undefined);
 }
 
 /** The service context of an authenticated request. */

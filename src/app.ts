@@ -11,6 +11,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
+import { identityVersionKey } from './db/identity-version.js';
 import { createLogger } from './logger.js';
 import { serviceUnavailable } from './errors.js';
 import type { Api } from './http/api.js';
@@ -97,7 +98,13 @@ export async function buildApp(
   });
   // Typed as Fastify's logger so that the app keeps Fastify's default logger type parameter.
   const fastifyLogger: FastifyBaseLogger = logger;
-  const rateLimiter = deps.rateLimiter ?? createRateLimiter({ redisUrl: config.redisUrl, log: logger });
+  const rateLimiter =
+    deps.rateLimiter ??
+    createRateLimiter({
+      redisUrl: config.redisUrl,
+      log: logger,
+      identityVersionKey: identityVersionKey(config.database),
+    });
 
   // Errors raised below the router get the same envelope; they are charged to the rate limit
   // like any request, once the limiter is registered (below).
@@ -129,15 +136,16 @@ export async function buildApp(
   });
   registerNulUrlGuard(app);
   const cookies = createSessionCookies(config.publicUrl);
-  registerIdentity(
+  const confirmCaller = registerIdentity(
     app,
     {
-      key: (authorization) => services.apiKeys.authenticate(authorization),
+      key: (authorization, options) => services.apiKeys.authenticate(authorization, options),
       session: (token) => services.sessions.authenticate(token),
+      confirm: (caller, identityVersion) => services.apiKeys.confirm(caller, identityVersion),
     },
     cookies,
   );
-  const charge = registerRateLimit(app, rateLimiter, ANONYMOUS_REQUESTS_PER_MINUTE);
+  const charge = registerRateLimit(app, rateLimiter, ANONYMOUS_REQUESTS_PER_MINUTE, confirmCaller);
   chargeRequests = charge;
   registerIdempotency(app, services.idempotency);
   // onClose runs once the server accepts nothing more. Requests already in it may still be on

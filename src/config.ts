@@ -9,7 +9,10 @@ export type BlobStoreConfig =
   | { kind: 'file'; path: string }
   | { kind: 's3'; bucket: string; prefix: string; endpoint: string | null; region: string };
 
-export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+export type DatabaseConfig =
+  | { kind: 'sqlite'; path: string }
+  /** redisUrl: REDIS_URL, where the identity version lives (db/identity-version.ts); null keeps none. */
+  | { kind: 'postgres'; url: string; redisUrl: string | null };
 
 export interface Config {
   readonly port: number;
@@ -177,7 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: port!,
     host,
     publicUrl: publicUrl!,
-    database: database as DatabaseConfig,
+    database: withRedis(database as DatabaseConfig, redisUrl),
     redisUrl,
     secretKey,
     previousSecretKeys,
@@ -251,6 +254,9 @@ function parseBlobStoreUrl(
   };
 }
 
+const withRedis = (database: DatabaseConfig, redisUrl: string | null): DatabaseConfig =>
+  database.kind === 'postgres' ? { ...database, redisUrl } : database;
+
 function parseDatabaseUrl(raw: string): DatabaseConfig | string {
   if (raw.startsWith('file:')) {
     const file = raw.slice('file:'.length);
@@ -260,7 +266,7 @@ function parseDatabaseUrl(raw: string): DatabaseConfig | string {
   if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
     try {
       new URL(raw);
-      return { kind: 'postgres', url: raw };
+      return { kind: 'postgres', url: raw, redisUrl: null };
     } catch {
       return 'DATABASE_URL is not a valid postgres:// URL';
     }

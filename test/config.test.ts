@@ -43,7 +43,7 @@ describe('loadConfig', () => {
   it('reads PostgreSQL and requires APPMETA_SECRET_KEY with it', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db' })).toThrow(/APPMETA_SECRET_KEY is required/);
     const config = loadConfig({ DATABASE_URL: 'postgres://u@h/db', APPMETA_SECRET_KEY: KEY });
-    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db', redisUrl: null });
     expect(config.secretKey?.length).toBe(32);
   });
 

@@ -10,7 +10,10 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../src/db/database.js';
-import { createTestDatabase, type TestDatabase } from './support/databases.js';
+import pino from 'pino';
+import { identityVersionKey } from '../src/db/identity-version.js';
+import { createRateLimiter } from '../src/http/rate-limiter.js';
+import { createTestDatabase, testRedisUrl, type TestDatabase } from './support/databases.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 let dir: string;
@@ -106,29 +109,76 @@ describe('authenticated keys kept between requests', () => {
 });
 
 describe('the identity version', () => {
-  it('moves with writes to keys, members and organizations, not with other writes (SQLite)', async () => {
-    const version = a.db.identityVersion;
-    if (a.dialect === 'postgres') {
-      // PostgreSQL keeps no key between requests: every request reads its key.
-      expect(version).toBeNull();
-      return;
-    }
+  it('moves with writes to keys, members and organizations, not with other writes', async () => {
     const org = await a.given.organization();
     await a.given.project(org.admin, { name: 'Not an identity change' });
-    const before = version!();
+    // SQLite: the version of the file. PostgreSQL: the counter in Redis that commits move.
+    const version = a.dialect === 'sqlite' ? () => a.db.identityVersion!.current()! : redisVersion;
+    const before = await version();
     await a.db.kysely.updateTable('projects').set({ name: 'Renamed' }).where('name', '=', 'x').execute();
-    expect(version!()).toBe(before);
+    expect(await version()).toBe(before);
     await a.db.kysely.updateTable('members').set({ role: 'admin' }).where('id', '=', org.admin.id).execute();
-    const afterOwnWrite = version!();
+    const afterOwnWrite = await version();
     expect(afterOwnWrite).toBeGreaterThan(before);
-    // Another connection's commit, to any table, is seen through PRAGMA data_version.
+    // Another connection's commit, to any table on SQLite (PRAGMA data_version), is seen; on
+    // PostgreSQL only its identity changes are announced.
     await other.kysely.updateTable('projects').set({ name: 'Elsewhere' }).where('name', '=', 'x').execute();
-    expect(version!()).toBe(afterOwnWrite);
+    expect(await version()).toBe(afterOwnWrite);
     await other.kysely
       .updateTable('organizations')
       .set({ name: 'Renamed elsewhere' })
       .where('id', '=', org.id)
       .execute();
-    expect(version!()).toBeGreaterThan(afterOwnWrite);
+    const afterOtherWrite = await version();
+    expect(afterOtherWrite).toBeGreaterThan(afterOwnWrite);
+
+    // A change inside a transaction counts once it commits, and not at all if it rolls back.
+    await a.db.kysely
+      .transaction()
+      .execute(async (trx) => {
+        await trx.updateTable('members').set({ role: 'admin' }).where('id', '=', org.admin.id).execute();
+        throw new Error('rolled back');
+      })
+      .catch(() => undefined);
+    const afterRollback = await version();
+    if (a.dialect === 'postgres') expect(afterRollback).toBe(afterOtherWrite);
+    await a.db.kysely.transaction().execute(async (trx) => {
+      await trx.updateTable('members').set({ role: 'admin' }).where('id', '=', org.admin.id).execute();
+      if (a.dialect === 'postgres') expect(await version()).toBe(afterRollback);
+    });
+    expect(await version()).toBeGreaterThan(afterRollback);
+  });
+
+  it('is kept only where it can be exact: SQLite, or PostgreSQL with Redis', () => {
+    expect(a.db.identityVersion).not.toBeNull();
+    const withoutRedis = createDb({
+      ...a.config.database,
+      ...(a.dialect === 'postgres' && { redisUrl: null }),
+    });
+    try {
+      expect(withoutRedis.identityVersion === null).toBe(a.dialect === 'postgres');
+    } finally {
+      void withoutRedis.destroy();
+    }
   });
 });
+
+/** The identity version in Redis, as a rate-limit count reads it back. */
+async function redisVersion(): Promise<number> {
+  const limiter = createRateLimiter({
+    redisUrl: testRedisUrl(),
+    log: pino({ level: 'silent' }),
+    keyPrefix: 'appmeta:test:identity-version',
+    identityVersionKey: identityVersionKey(a.config.database),
+  });
+  try {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const { identityVersion } = await limiter.take('probe', 1_000_000, 0);
+      if (identityVersion !== null) return identityVersion;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error('Redis did not answer');
+  } finally {
+    await limiter.close();
+  }
+}

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { serviceUnavailable } from '../errors.js';
 import { lazyModule } from '../shared/lazy-module.js';
+import { createIdentityAnnouncer, identityVersionKey, type IdentityAnnouncer } from './identity-version.js';
 import type { Database } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -16,10 +17,10 @@ export interface Db {
   /**
    * A number that changes whenever an api_keys, members or organizations row may have changed
    * (a key revoked, a role changed, a member removed, a plan changed), by this process or by
-   * another connection to the same file, so that what was read of them may be kept until then.
-   * SQLite only: null on PostgreSQL, where those rows are read afresh on every request.
+   * another one, so that what was read of them may be kept until then. Null on PostgreSQL
+   * without Redis, where those rows are read afresh on every request.
    */
-  readonly identityVersion: (() => number) | null;
+  readonly identityVersion: IdentityVersion | null;
   /** Answers whether the database answers a trivial query (readiness). */
   ping(): Promise<boolean>;
   /**
@@ -28,6 +29,18 @@ export interface Db {
    */
   check(): Promise<void>;
   destroy(): Promise<void>;
+}
+
+/** Db.identityVersion. */
+export interface IdentityVersion {
+  /** The version now (SQLite), or the last one the rate-limit store reported (PostgreSQL); null keeps nothing. */
+  current(): number | null;
+  /**
+   * PostgreSQL only: takes the version a request's rate-limit count read back from Redis (null
+   * when it could not). A key found in the cache under another version must be read again before
+   * the request goes on: this is how a change made on another instance is seen at once.
+   */
+  report: ((version: number | null) => void) | null;
 }
 
 /** The database named by DATABASE_URL cannot be opened; the message says which and why. */
@@ -72,10 +85,18 @@ function whyUnreachable(error: unknown): string {
 const STATEMENT_TIMEOUT_MS = 15_000;
 
 export function createDb(config: DatabaseConfig): Db {
+  const versionKey = identityVersionKey(config);
+  const announcer =
+    config.kind === 'postgres' && config.redisUrl !== null && versionKey !== null
+      ? createIdentityAnnouncer(config.redisUrl, versionKey)
+      : null;
   const { kysely, identityVersion } =
     config.kind === 'sqlite'
       ? createSqlite(config.path)
-      : { kysely: createPostgres(config.url), identityVersion: null };
+      : {
+          kysely: createPostgres(config.url, announcer),
+          identityVersion: announcer === null ? null : reportedIdentityVersion(),
+        };
   const select1 = () => kysely.selectNoFrom((eb) => eb.val(1).as('one')).execute();
   return {
     kysely,
@@ -99,7 +120,19 @@ export function createDb(config: DatabaseConfig): Db {
         );
       }
     },
-    destroy: () => kysely.destroy(),
+    async destroy() {
+      await kysely.destroy();
+      announcer?.close();
+    },
+  };
+}
+
+/** Db.identityVersion on PostgreSQL with Redis: the last version a rate-limit count reported. */
+function reportedIdentityVersion(): IdentityVersion {
+  let reported: number | null = null;
+  return {
+    current: () => reported,
+    report: (version) => void (reported = version),
   };
 }
 
@@ -121,7 +154,7 @@ function ensureFolder(dir: string): void {
   for (const folder of missing) fs.mkdirSync(folder);
 }
 
-function createSqlite(file: string): { kysely: Kysely<Database>; identityVersion: () => number } {
+function createSqlite(file: string): { kysely: Kysely<Database>; identityVersion: IdentityVersion } {
   let database: SqliteDatabase.Database;
   try {
     if (file !== ':memory:') ensureFolder(path.dirname(file));
@@ -140,7 +173,7 @@ function createSqlite(file: string): { kysely: Kysely<Database>; identityVersion
   const kysely = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(database, changes.written) }),
   });
-  return { kysely, identityVersion: changes.version };
+  return { kysely, identityVersion: { current: changes.version, report: null } };
 }
 
 /** Statements that may change who a key signs in, or what they may do (Db.identityVersion). */
@@ -249,7 +282,7 @@ function withRowsAsObjects(statement: SqliteDatabase.Statement): DriverStatement
 /** The PostgreSQL client, loaded only when the database is PostgreSQL. */
 const postgres = lazyModule<typeof pg>('pg');
 
-function createPostgres(url: string): Kysely<Database> {
+function createPostgres(url: string, announcer: IdentityAnnouncer | null): Kysely<Database> {
   // count(*) and other int8 values arrive as strings by default; our counts fit in a double.
   const { types, Pool } = postgres();
   types.setTypeParser(types.builtins.INT8, (value) => Number(value));
@@ -262,7 +295,7 @@ function createPostgres(url: string): Kysely<Database> {
   // An idle client that loses its connection emits 'error' (the pool re-emits it here); the pool
   // discards that client by itself, and without a listener the event would kill the process.
   pool.on('error', () => undefined);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: resilientPool(pool) }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: resilientPool(pool, announcer) }) });
 }
 
 /** Most SQL texts given a name; later ones run unnamed (parsed and planned each time). */
@@ -282,7 +315,7 @@ const NAMED_STATEMENTS_MAX = 500;
  *   failure becomes a 503 SERVICE_UNAVAILABLE. A read outside a transaction is run once more on a
  *   fresh connection first, since repeating it cannot change anything.
  */
-function resilientPool(pool: pg.Pool): PostgresPool {
+function resilientPool(pool: pg.Pool, announcer: IdentityAnnouncer | null): PostgresPool {
   const names = new Map<string, string>();
   let nextName = 0;
   const nameOf = (text: string) => {
@@ -332,7 +365,21 @@ function resilientPool(pool: pg.Pool): PostgresPool {
     let wrapper = wrapped.get(client);
     if (wrapper !== undefined) return wrapper;
     let inTransaction = false;
+    /** Whether the open transaction changed an identity table: announced once it commits. */
+    let identityChanged = false;
     const query = async (text: string, values: readonly unknown[]) => {
+      const result = await retried(text, values);
+      if (announcer === null) return result;
+      if (IDENTITY_WRITE.test(text)) {
+        if (inTransaction) identityChanged = true;
+        else await announcer.announce();
+      } else if (TRANSACTION_END.test(text)) {
+        if (identityChanged && /^\s*commit\b/i.test(text)) await announcer.announce();
+        identityChanged = false;
+      }
+      return result;
+    };
+    const retried = async (text: string, values: readonly unknown[]) => {
       if (TRANSACTION_START.test(text)) inTransaction = true;
       else if (TRANSACTION_END.test(text)) inTransaction = false;
       try {
@@ -355,6 +402,7 @@ function resilientPool(pool: pg.Pool): PostgresPool {
       query,
       release: () => {
         inTransaction = false;
+        identityChanged = false;
         release(client);
       },
     } as unknown as PostgresPoolClient;

@@ -20,10 +20,18 @@ declare module 'fastify' {
 }
 
 export interface Authenticators {
-  /** Resolves an `Authorization` value to its caller; throws an UNAUTHORIZED AppError otherwise. */
-  key(authorization: string): Promise<Caller>;
+  /**
+   * Resolves an `Authorization` value to its caller, from what was kept of the key unless
+   * `fresh`; throws an UNAUTHORIZED AppError otherwise.
+   */
+  key(authorization: string, options?: { fresh?: boolean }): Promise<Caller>;
   /** Resolves a session cookie's token to its caller; throws an UNAUTHORIZED AppError otherwise. */
   session(token: string): Promise<Caller>;
+  /**
+   * Takes the identity version the request's rate-limit count read back, and answers whether the
+   * caller `key` gave still stands (else it is read again with `fresh`).
+   */
+  confirm(caller: Caller | null, identityVersion: number | null): boolean;
 }
 
 /**
@@ -37,7 +45,7 @@ export function registerIdentity(
   app: FastifyInstance,
   authenticate: Authenticators,
   cookies: SessionCookies,
-): void {
+): (request: FastifyRequest, identityVersion: number | null) => Promise<void> {
   app.decorateRequest('caller', null);
   app.decorateRequest('callerError', null);
   app.decorateRequest('csrfError', null);
@@ -46,8 +54,8 @@ export function registerIdentity(
     const authorization = request.headers.authorization;
     const token = authorization === undefined ? sessionTokenOf(request) : null;
     if (authorization === undefined && token === null) return;
-    const signIn = () =>
-      authorization !== undefined ? authenticate.key(authorization) : authenticate.session(token!);
+    const signIn = (fresh = false) =>
+      authorization !== undefined ? authenticate.key(authorization, { fresh }) : authenticate.session(token!);
     try {
       request.caller = await signIn();
     } catch (error) {
@@ -57,7 +65,7 @@ export function registerIdentity(
     }
     const { memberId } = request.caller.principal;
     request.stillSignedIn = () =>
-      signIn().then(
+      signIn(true).then(
         (again) => again.principal.memberId === memberId,
         () => false,
       );
@@ -69,6 +77,19 @@ export function registerIdentity(
       request.csrfError = error;
     }
   });
+
+  /** See registerRateLimit: a key kept under an identity version that has moved is read again. */
+  return async function confirmCaller(request, identityVersion) {
+    if (authenticate.confirm(request.caller, identityVersion)) return;
+    try {
+      request.caller = await authenticate.key(request.headers.authorization!, { fresh: true });
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'UNAUTHORIZED') throw error;
+      request.caller = null;
+      request.callerError = error;
+      request.stillSignedIn = null;
+    }
+  };
 }
 
 /** onRequest hook of the authenticated scope: 401 before anything about the request is checked. */

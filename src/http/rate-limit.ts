@@ -16,8 +16,13 @@ export function registerRateLimit(
   limiter: RateLimiter,
   /** The budget of a caller without a valid key, per client IP. */
   anonymousPerMinute: number,
+  /**
+   * Confirms the request's caller with the identity version the count read back (identity.ts,
+   * confirmCaller); may replace it, after which the request is counted again for its new caller.
+   */
+  confirmCaller: (request: FastifyRequest, identityVersion: number | null) => Promise<void>,
 ): ChargeRequests {
-  const charge: ChargeRequests = async (request, reply, points) => {
+  const charge = async (request: FastifyRequest, reply: FastifyReply, points: number) => {
     // A request refused before routing (frameworkErrors) has no caller decoration at all.
     const caller = request.caller ?? null;
     const [key, limit] =
@@ -35,7 +40,15 @@ export function registerRateLimit(
         `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfter} s`,
       );
     }
+    return decision;
   };
-  app.addHook('onRequest', async (request, reply) => charge(request, reply, 1));
-  return charge;
+  app.addHook('onRequest', async (request, reply) => {
+    const caller = request.caller;
+    const decision = await charge(request, reply, 1);
+    await confirmCaller(request, decision.identityVersion);
+    // A key read again: counted against the client IP if it no longer signs in, else only the
+    // headers are brought up to date (its plan may have changed).
+    if (request.caller !== caller) await charge(request, reply, request.caller === null ? 1 : 0);
+  });
+  return async (request, reply, points) => void (await charge(request, reply, points));
 }

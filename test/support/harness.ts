@@ -14,6 +14,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import type { Api } from '../../src/http/api.js';
 import type { RouteEntry } from '../../src/http/route-table.js';
+import { identityVersionKey } from '../../src/db/identity-version.js';
 import { createRateLimiter, type RateLimiter } from '../../src/http/rate-limiter.js';
 import type { Services } from '../../src/services.js';
 import { startWorker } from '../../src/worker.js';
@@ -126,6 +127,8 @@ export async function startHarness(
     APPMETA_SECRET_KEY: TEST_SECRET_KEY,
     PUBLIC_URL: 'http://appmeta.test',
     LOG_LEVEL: 'silent',
+    // On PostgreSQL, identity changes are announced in Redis (db/identity-version.ts).
+    ...(testRedisUrl() !== null && { REDIS_URL: testRedisUrl()! }),
     ...options.env,
   });
   const db = createDb(config.database);
@@ -138,6 +141,7 @@ export async function startHarness(
   const rateLimiter = createRateLimiter({
     redisUrl: testRedisUrl(),
     log: logger,
+    identityVersionKey: identityVersionKey(config.database),
     keyPrefix: `appmeta:test:${randomBytes(6).toString('hex')}`,
   });
   const { app, services, routes } = await buildApp({

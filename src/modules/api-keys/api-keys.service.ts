@@ -1,5 +1,5 @@
 /** API keys: authenticate a request's key; list, create and revoke keys of oneself or (admins) others. */
-import type { Executor } from '../../db/database.js';
+import type { Executor, IdentityVersion } from '../../db/database.js';
 import { invalidField, notFound, unauthorized } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
@@ -94,7 +94,7 @@ export interface ApiKeysServiceDeps {
   members: Pick<MembersRepository, 'find' | 'findAnywhere'>;
   issueKey: IssueKey;
   /** Db.identityVersion: keys found are kept while it holds (key-cache.ts); null keeps none. */
-  identityVersion: (() => number) | null;
+  identityVersion: IdentityVersion | null;
 }
 
 /** Whose key the operator makes: a member id, or an organization and the member's e-mail. */
@@ -106,16 +106,25 @@ type FoundKey = NonNullable<Awaited<ReturnType<typeof keys.findActiveByHash>>>;
 
 export function createApiKeysService(deps: ApiKeysServiceDeps) {
   const { db, clock, audit, members, issueKey } = deps;
-  const found = createKeyCache<FoundKey>(deps.identityVersion, () => clock.now().getTime());
+  const version = deps.identityVersion;
+  const found = createKeyCache<FoundKey>(version && (() => version.current()), () => clock.now().getTime());
+  /**
+   * Callers answered from the cache on PostgreSQL, and the version they were kept under: the
+   * request's rate-limit count must read back the same version from Redis (confirm).
+   */
+  const unconfirmed = new WeakMap<Caller, number>();
 
-  /** The key with this hash and its member and organization: from the cache, else read (and kept). */
-  async function findKey(hash: string): Promise<FoundKey | undefined> {
-    const cached = found.get(hash);
-    if (cached !== undefined) return cached;
+  /**
+   * The key with this hash and its member and organization, from the cache (with the version it
+   * holds under) unless `fresh`, else read (and kept).
+   */
+  async function findKey(hash: string, fresh: boolean): Promise<{ key?: FoundKey; keptUnder?: number }> {
+    const cached = fresh ? undefined : found.get(hash);
+    if (cached !== undefined) return { key: cached.row, keptUnder: cached.version };
     const ticket = found.ticket();
     const row = await keys.findActiveByHash(db, hash);
     if (row !== undefined) found.set(hash, row, ticket);
-    return row;
+    return { key: row };
   }
 
   /** The member whose keys an operation targets: oneself, or (admins only) another member. */
@@ -132,12 +141,15 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
      * Resolves an `Authorization` header value to its caller. Every failure — missing, malformed,
      * unknown, revoked, expired — is the same 401 so that nothing is learnt by probing.
      */
-    async authenticate(authorization: string | undefined): Promise<Caller> {
+    async authenticate(
+      authorization: string | undefined,
+      options: { fresh?: boolean } = {},
+    ): Promise<Caller> {
       const match = /^Bearer (\S+)$/i.exec(authorization?.trim() ?? '');
       const secret = match?.[1];
       if (secret === undefined || !isWellFormedSecret(secret)) throw unauthorized();
       const hash = hashSecret(secret);
-      const key = await findKey(hash);
+      const { key, keptUnder } = await findKey(hash, options.fresh === true);
       const now = clock.now();
       const caller =
         key === undefined ||
@@ -152,7 +164,20 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
         // reads the key again and sees the new lastUsedAt.
         await keys.touch(db, key.keyId, key.memberId, now.toISOString());
       }
+      if (keptUnder !== undefined && version?.report) unconfirmed.set(caller, keptUnder);
       return caller;
+    },
+
+    /**
+     * PostgreSQL: takes the identity version a request's rate-limit count read back from Redis
+     * (null when it could not), and answers whether the request's caller (null: none) still
+     * stands. It does unless it came from the cache under another version: then the key must be
+     * read again (authenticate with fresh), as it may have been revoked on another instance.
+     */
+    confirm(caller: Caller | null, reportedVersion: number | null): boolean {
+      version?.report?.(reportedVersion);
+      const keptUnder = caller === null ? undefined : unconfirmed.get(caller);
+      return keptUnder === undefined || keptUnder === reportedVersion;
     },
 
     async list(ctx: RequestContext, query: { memberId?: string }): Promise<ApiKey[]> {

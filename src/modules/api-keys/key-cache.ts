@@ -3,30 +3,33 @@
  * not read its key, member and organization again (BENCHMARKS.md, #22). An entry lives while the
  * identity version it was read under holds (Db.identityVersion: any change to keys, members or
  * organizations, here or by another process, empties the cache) and at most TTL_MS besides.
- * Without a version (PostgreSQL) nothing is kept. Unknown keys are never kept: guessing goes to
- * the database, throttled per client IP.
+ * Without a version (PostgreSQL without Redis) nothing is kept. Unknown keys are never kept:
+ * guessing goes to the database, throttled per client IP.
  */
 
-/** A safety net only: the version already ends every entry a change could affect. */
+/**
+ * A safety net only: the version already ends every entry a change could affect (on PostgreSQL,
+ * unless the change could not be announced to Redis: db/identity-version.ts).
+ */
 const TTL_MS = 60_000;
 /** Enough for every active key of a large installation; past it the cache starts over. */
 const MAX_ENTRIES = 10_000;
 
 export interface KeyCache<Row> {
-  get(hash: string): Row | undefined;
+  /** The row kept for `hash`, and the version it holds under. */
+  get(hash: string): { row: Row; version: number } | undefined;
   /** The version to hand to set() for a row about to be read; null when nothing is kept. */
   ticket(): number | null;
   /** Keeps `row` unless the version moved since `ticket` (it may have been read before a change). */
   set(hash: string, row: Row, ticket: number | null): void;
 }
 
-export function createKeyCache<Row>(version: (() => number) | null, now: () => number): KeyCache<Row> {
+export function createKeyCache<Row>(version: (() => number | null) | null, now: () => number): KeyCache<Row> {
   const entries = new Map<string, { row: Row; until: number }>();
   let seen: number | null = null;
   /** The current version, the cache emptied when it moved. */
   const current = (): number | null => {
-    if (version === null) return null;
-    const v = version();
+    const v = version === null ? null : version();
     if (v !== seen) {
       entries.clear();
       seen = v;
@@ -35,10 +38,11 @@ export function createKeyCache<Row>(version: (() => number) | null, now: () => n
   };
   return {
     get(hash) {
-      if (current() === null) return undefined;
+      const v = current();
+      if (v === null) return undefined;
       const entry = entries.get(hash);
       if (entry === undefined) return undefined;
-      if (entry.until > now()) return entry.row;
+      if (entry.until > now()) return { row: entry.row, version: v };
       entries.delete(hash);
       return undefined;
     },

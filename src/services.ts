@@ -185,7 +185,8 @@ export function createServices(deps: ServiceDeps) {
     publicUrl: deps.config.publicUrl,
     members,
     organizations,
-    authenticateKey: (authorization) => apiKeys.authenticate(authorization),
+    // Read afresh: signing in is rare, and the key in the body is not the one confirmCaller checks.
+    authenticateKey: (authorization) => apiKeys.authenticate(authorization, { fresh: true }),
   });
 
   return {

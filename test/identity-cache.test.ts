@@ -55,6 +55,17 @@ describe('authenticated keys kept between requests', () => {
     expect((await a.client(member.apiKey).get('/api/v1/projects')).status).toBe(401);
   });
 
+  it('refuses a dashboard sign-in on the other instance with a key revoked on one', async () => {
+    const org = await a.given.organization();
+    const member = await a.given.member(org, 'member');
+    expect((await b.client(member.apiKey).get('/api/v1/projects')).status).toBe(200);
+    const keys = await member.api.get<{ data: { keys: { id: string }[] } }>('/api/v1/api-keys');
+    expect((await org.admin.api.delete(`/api/v1/api-keys/${keys.body.data.keys[0]!.id}`)).status).toBe(200);
+
+    const signIn = await b.client().post('/api/dashboard/session', { apiKey: member.apiKey });
+    expect(signIn.status).toBe(401);
+  });
+
   it('applies a role changed on one instance to the next request on the other', async () => {
     const org = await a.given.organization();
     const member = await a.given.member(org, 'member');

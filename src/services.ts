@@ -185,7 +185,7 @@ export function createServices(deps: ServiceDeps) {
     publicUrl: deps.config.publicUrl,
     members,
     organizations,
-    // Read afresh: signing in is rare, and the key in the body is not the one confirmCaller checks.
+    // Read afresh: the key in the body is not the request's caller, which confirmCaller checks.
     authenticateKey: (authorization) => apiKeys.authenticate(authorization, { fresh: true }),
   });
 

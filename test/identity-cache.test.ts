@@ -160,7 +160,7 @@ describe('the identity version', () => {
     expect(await version()).toBeGreaterThan(afterRollback);
   });
 
-  it('is kept only where it can be exact: SQLite, or PostgreSQL with Redis', () => {
+  it('is kept only where it can be exact: SQLite, or PostgreSQL with Redis', async () => {
     expect(a.db.identityVersion).not.toBeNull();
     const withoutRedis = createDb({
       ...a.config.database,
@@ -169,7 +169,7 @@ describe('the identity version', () => {
     try {
       expect(withoutRedis.identityVersion === null).toBe(a.dialect === 'postgres');
     } finally {
-      void withoutRedis.destroy();
+      await withoutRedis.destroy();
     }
   });
 });

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { serviceUnavailable } from '../errors.js';
 import { lazyModule } from '../shared/lazy-module.js';
-import { createIdentityAnnouncer, identityVersionKey, type IdentityAnnouncer } from './identity-version.js';
+import { createIdentityAnnouncer, type IdentityAnnouncer } from './identity-version.js';
 import type { Database } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -85,11 +85,7 @@ function whyUnreachable(error: unknown): string {
 const STATEMENT_TIMEOUT_MS = 15_000;
 
 export function createDb(config: DatabaseConfig): Db {
-  const versionKey = identityVersionKey(config);
-  const announcer =
-    config.kind === 'postgres' && config.redisUrl !== null && versionKey !== null
-      ? createIdentityAnnouncer(config.redisUrl, versionKey)
-      : null;
+  const announcer = createIdentityAnnouncer(config);
   const { kysely, identityVersion } =
     config.kind === 'sqlite'
       ? createSqlite(config.path)
@@ -374,7 +370,7 @@ function resilientPool(pool: pg.Pool, announcer: IdentityAnnouncer | null): Post
         if (inTransaction) identityChanged = true;
         else await announcer.announce();
       } else if (TRANSACTION_END.test(text)) {
-        if (identityChanged && /^\s*commit\b/i.test(text)) await announcer.announce();
+        if (identityChanged && COMMIT.test(text)) await announcer.announce();
         identityChanged = false;
       }
       return result;
@@ -417,6 +413,7 @@ function resilientPool(pool: pg.Pool, announcer: IdentityAnnouncer | null): Post
 
 const TRANSACTION_START = /^\s*(begin|start transaction)\b/i;
 const TRANSACTION_END = /^\s*(commit|rollback)\b/i;
+const COMMIT = /^\s*commit\b/i;
 const READ = /^\s*select\b/i;
 
 /** PostgreSQL's refusal to run a prepared statement whose result columns have changed. */

@@ -54,7 +54,11 @@ export interface IdentityAnnouncer {
 
 type AnnouncingRedis = Redis & { announceIdentity(key: string): Promise<number> };
 
-export function createIdentityAnnouncer(redisUrl: string, key: string): IdentityAnnouncer {
+/** The announcer of a PostgreSQL database with REDIS_URL; null where nothing is kept (identityVersionKey). */
+export function createIdentityAnnouncer(database: DatabaseConfig): IdentityAnnouncer | null {
+  const key = identityVersionKey(database);
+  if (database.kind !== 'postgres' || database.redisUrl === null || key === null) return null;
+  const redisUrl = database.redisUrl;
   let redis: AnnouncingRedis | null = null;
   // Connected on the first change: most processes (a CLI listing projects) never make one.
   const connection = (): AnnouncingRedis => {

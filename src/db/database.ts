@@ -324,19 +324,17 @@ function resilientPool(pool: pg.Pool, announcer: IdentityAnnouncer | null): Post
   };
 
   const broken = new WeakMap<pg.PoolClient, Error>();
-  const watched = new WeakSet<pg.PoolClient>();
+  // Each client is watched from the moment it connects, before the pool hands it out: a backend
+  // ended just after it connected sends its error in the same read as its last connection message,
+  // before the code awaiting pool.connect() could add a listener — and an 'error' nobody listens
+  // to ends the process.
+  pool.on('connect', (client) => client.on('error', (error: Error) => broken.set(client, error)));
   const acquire = async (): Promise<pg.PoolClient> => {
-    let client: pg.PoolClient;
     try {
-      client = await pool.connect();
+      return await pool.connect();
     } catch (error) {
       throw isConnectionLoss(error) ? unavailable(error) : error;
     }
-    if (!watched.has(client)) {
-      watched.add(client);
-      client.on('error', (error: Error) => broken.set(client, error));
-    }
-    return client;
   };
   // Released with its error, a broken client is destroyed by the pool instead of reused.
   const release = (client: pg.PoolClient) => client.release(broken.get(client));

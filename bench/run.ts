@@ -58,7 +58,9 @@ interface Row {
   rssMb?: number;
   bareRps?: number;
   ratio?: number;
-  anchor?: { rps: number; p99: number; rssMb: number; ratio: number };
+  /** CPU time of the service per request (scenario 1). */
+  cpuUs?: number;
+  anchor?: { rps: number; p99: number; rssMb: number; ratio: number; cpuUs: number };
 }
 const rows: Row[] = [];
 const notes: string[] = [];
@@ -87,7 +89,25 @@ const peakRssMb = (pid: number) => {
   return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 };
 
+/** CPU time (user + system) a process has used so far, in microseconds. */
+const cpuMicros = (pid: number) => {
+  // Fields after the command name, which is in parentheses and may contain spaces.
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
+};
+/** USER_HZ: 100 on every Linux the bench runs on (`getconf CLK_TCK`). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 type LoadResult = Awaited<ReturnType<typeof cannon>>;
+type CpuLoadResult = Awaited<ReturnType<typeof cannonCpu>>;
+
+/** A load run and the CPU time the server process spent per request in it. */
+async function cannonCpu(pid: number, options: autocannon.Options) {
+  const before = cpuMicros(pid);
+  const run = await cannon(options);
+  return { ...run, cpuUs: Math.round((cpuMicros(pid) - before) / run.total) };
+}
 
 async function cannon(options: autocannon.Options) {
   const result = await autocannon({ duration: DURATION, connections: 50, ...options });
@@ -96,6 +116,7 @@ async function cannon(options: autocannon.Options) {
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
+    total: result.requests.total,
   };
 }
 
@@ -208,7 +229,7 @@ async function startAnchor() {
 }
 
 /** The run of median throughput among a scenario's rounds. */
-const medianRun = (runs: LoadResult[]) =>
+const medianRun = <T extends LoadResult>(runs: T[]) =>
   [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
 
 async function runDatabase(kind: 'sqlite' | 'postgres') {
@@ -301,13 +322,13 @@ async function runDatabase(kind: 'sqlite' | 'postgres') {
       const sampleBody = await sample.text();
       // Service and anchor take turns, so that both meet the same state of the machine.
       const anchor = await startAnchor();
-      const serviceRuns: LoadResult[] = [];
-      const anchorRuns: LoadResult[] = [];
+      const serviceRuns: CpuLoadResult[] = [];
+      const anchorRuns: CpuLoadResult[] = [];
       let anchorRssMb: number;
       try {
         for (let round = 0; round < ROUNDS; round++) {
-          serviceRuns.push(await cannon({ url, requests: requests1 }));
-          anchorRuns.push(await cannon({ url: anchor.url, requests: anchor.requests }));
+          serviceRuns.push(await cannonCpu(service.pid!, { url, requests: requests1 }));
+          anchorRuns.push(await cannonCpu(anchor.pid, { url: anchor.url, requests: anchor.requests }));
         }
         anchorRssMb = peakRssMb(anchor.pid);
       } finally {
@@ -317,9 +338,17 @@ async function runDatabase(kind: 'sqlite' | 'postgres') {
       const a1 = medianRun(anchorRuns);
       const b1 = await bare(sampleBody, sample.headers.get('content-type') ?? 'application/json', {});
       pushLoadRow('1 list projects (limit 20, 1,000 projects)', s1, b1);
-      rows.at(-1)!.anchor = { rps: a1.rps, p99: a1.p99, rssMb: anchorRssMb, ratio: s1.rps / a1.rps };
+      rows.at(-1)!.cpuUs = s1.cpuUs;
+      rows.at(-1)!.anchor = {
+        rps: a1.rps,
+        p99: a1.p99,
+        rssMb: anchorRssMb,
+        ratio: s1.rps / a1.rps,
+        cpuUs: a1.cpuUs,
+      };
       notes.push(
-        `${kind}: scenario 1 rounds, service / anchor req/s: ${serviceRuns.map((r, i) => `${r.rps} / ${anchorRuns[i]!.rps}`).join(', ')}`,
+        `${kind}: scenario 1 rounds, service / anchor req/s: ${serviceRuns.map((r, i) => `${r.rps} / ${anchorRuns[i]!.rps}`).join(', ')}; ` +
+          `CPU µs per request: ${serviceRuns.map((r, i) => `${r.cpuUs} / ${anchorRuns[i]!.cpuUs}`).join(', ')}`,
       );
     }
 
@@ -593,11 +622,11 @@ async function main() {
     ...(rows.length === 0
       ? []
       : [
-          '| database | scenario | req/s | p50 ms | p99 ms | non-2xx | peak RSS MB | anchor req/s | anchor p99 ms | anchor peak RSS MB | req/s ÷ anchor | RSS ÷ anchor | bare req/s | service ÷ bare |',
-          '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+          '| database | scenario | req/s | p50 ms | p99 ms | non-2xx | peak RSS MB | anchor req/s | anchor p99 ms | anchor peak RSS MB | req/s ÷ anchor | RSS ÷ anchor | CPU µs/req | anchor CPU µs/req | bare req/s | service ÷ bare |',
+          '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
           ...rows.map(
             (r) =>
-              `| ${r.database} | ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${fmt(r.rssMb)} | ${fmt(r.anchor?.rps)} | ${fmt(r.anchor?.p99)} | ${fmt(r.anchor?.rssMb)} | ${fmt(r.anchor?.ratio, 2)} | ${r.anchor && r.rssMb ? (r.rssMb / r.anchor.rssMb).toFixed(2) : ''} | ${fmt(r.bareRps)} | ${fmt(r.ratio, 2)} |`,
+              `| ${r.database} | ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${fmt(r.rssMb)} | ${fmt(r.anchor?.rps)} | ${fmt(r.anchor?.p99)} | ${fmt(r.anchor?.rssMb)} | ${fmt(r.anchor?.ratio, 2)} | ${r.anchor && r.rssMb ? (r.rssMb / r.anchor.rssMb).toFixed(2) : ''} | ${fmt(r.cpuUs)} | ${fmt(r.anchor?.cpuUs)} | ${fmt(r.bareRps)} | ${fmt(r.ratio, 2)} |`,
           ),
           '',
         ]),

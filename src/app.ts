@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { identityVersionKey } from './db/identity-version.js';
-import { createLogger } from './logger.js';
+import { createLogger, requestLogger } from './logger.js';
 import { serviceUnavailable } from './errors.js';
 import type { Api } from './http/api.js';
 import { ok } from './http/envelope.js';
@@ -36,6 +36,7 @@ import { registerRateLimit, type ChargeRequests } from './http/rate-limit.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limiter.js';
 import { ERRORS, ErrorResponse, Ok, PUBLIC } from './http/schemas.js';
 import { createValidatorCompiler } from './http/validation.js';
+import { createDeferredCompilation, deferredSerializers } from './http/deferred-compilation.js';
 import { mcpRoutes } from './mcp/routes.js';
 import { apiKeyRoutes } from './modules/api-keys/index.js';
 import { credentialRoutes } from './modules/credentials/index.js';
@@ -83,7 +84,7 @@ Authenticate with an API key: \`Authorization: Bearer amk_...\`. Every response 
 
 export async function buildApp(
   deps: AppDeps,
-): Promise<{ app: Api; services: Services; routes: RouteEntry[] }> {
+): Promise<{ app: Api; services: Services; routes: RouteEntry[]; compileSchemas: () => number }> {
   const { config, db } = deps;
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger(config);
@@ -109,8 +110,10 @@ export async function buildApp(
   // Errors raised below the router get the same envelope; they are charged to the rate limit
   // like any request, once the limiter is registered (below).
   let chargeRequests: ChargeRequests | null = null;
+  const deferred = createDeferredCompilation();
   const app = Fastify({
     loggerInstance: fastifyLogger,
+    childLoggerFactory: (parent, bindings, options) => requestLogger(parent as Logger, bindings, options),
     genReqId,
     frameworkErrors: createFrameworkErrorHandler(() => chargeRequests),
     clientErrorHandler: createClientErrorHandler(rateLimiter, ANONYMOUS_REQUESTS_PER_MINUTE),
@@ -119,13 +122,14 @@ export async function buildApp(
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     rewriteUrl: versionOneAlias,
+    schemaController: { compilersFactory: { buildSerializer: deferredSerializers(deferred) } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const routes = recordRoutes(app);
   markDocumentedBodies(app);
   const inFlight = registerInFlightWork(app);
   app.addSchema(ErrorResponse);
-  app.setValidatorCompiler(createValidatorCompiler([ErrorResponse]));
+  app.setValidatorCompiler(createValidatorCompiler([ErrorResponse], deferred));
   const pages: ClientPages = { send: null };
   registerErrorHandlers(app, routes, pages);
   registerJsonBodyParser(app);
@@ -233,7 +237,7 @@ export async function buildApp(
 
   pages.send = await registerDashboard(app);
 
-  return { app, services, routes };
+  return { app, services, routes, compileSchemas: deferred.compileAll };
 }
 
 /**

@@ -105,3 +105,23 @@ export function createLogger(
     destination,
   );
 }
+
+const { chindingsSym } = pino.symbols;
+
+/**
+ * Fastify's per-request logger: the service's logger with the request id bound. pino.child
+ * formats its bindings through every redaction path, about 2 µs of each request (#22); a request
+ * id is a plain string, so its binding is written directly, as pino writes it. Route options
+ * (a log level of their own) and other bindings take pino's way.
+ */
+export function requestLogger(logger: Logger, bindings: Record<string, unknown>, options: object): Logger {
+  const keys = Object.keys(bindings);
+  const id = bindings.reqId;
+  if (Object.keys(options).length > 0 || keys.length !== 1 || typeof id !== 'string') {
+    return logger.child(bindings, options);
+  }
+  const child = Object.create(logger) as Logger & Record<symbol, string>;
+  child[chindingsSym] =
+    `${(logger as unknown as Record<symbol, string>)[chindingsSym]},"reqId":${JSON.stringify(id)}`;
+  return child;
+}

@@ -1,5 +1,6 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDeferredCompilation } from '../src/http/deferred-compilation.js';
 import { startHarness, type Harness, type TestOrganization } from './support/harness.js';
 
 let h: Harness;
@@ -164,6 +165,29 @@ describe('health', () => {
   it('GET /healthz and GET /readyz answer ok', async () => {
     expect((await h.client().get('/healthz')).body).toEqual({ success: true, data: { status: 'ok' } });
     expect((await h.client().get('/readyz')).body).toEqual({ success: true, data: { status: 'ready' } });
+  });
+});
+
+describe('route schemas', () => {
+  it('are compiled on first use, and every one of them compiles', async () => {
+    // No other test compiles them all: what is left is what no request of this file has used.
+    const deferred = h.compileSchemas();
+    expect(deferred).toBeGreaterThan(h.routes.length);
+    expect(h.compileSchemas()).toBe(0);
+    expect((await h.client().get('/healthz')).status).toBe(200);
+  });
+
+  it('a schema that cannot compile fails compileAll, and each compiles once', () => {
+    const deferred = createDeferredCompilation();
+    let compiled = 0;
+    const good = deferred.defer(() => ++compiled);
+    deferred.defer(() => {
+      throw new Error('unresolvable $ref');
+    });
+    expect(compiled).toBe(0);
+    expect(good()).toBe(1);
+    expect(good()).toBe(1);
+    expect(() => deferred.compileAll()).toThrow('unresolvable $ref');
   });
 });
 

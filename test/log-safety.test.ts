@@ -47,6 +47,28 @@ describe('what the log keeps of a request', () => {
   });
 });
 
+describe('request ids in the log', () => {
+  it("binds the request id to every line of a request, the caller's own X-Request-Id included", async () => {
+    const traced = await h
+      .client(org.admin.apiKey, { 'x-request-id': 'trace.log-7' })
+      .get('/api/v1/projects/nope');
+    expect(traced.status).toBe(404);
+    const own = await h.client(org.admin.apiKey).get('/api/v1/projects/nope-either');
+    const lines = h.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const ofRequest = (id: unknown) => lines.filter((line) => line.reqId === id);
+    for (const id of ['trace.log-7', own.headers['x-request-id']]) {
+      const messages = ofRequest(id).map((line) => line.msg);
+      expect(messages).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+      // Bound once, beside the service's own bindings.
+      const completed = h.logs.find(
+        (line) => line.includes(`"reqId":"${String(id)}"`) && line.includes('request completed'),
+      )!;
+      expect(completed.split('"reqId"')).toHaveLength(2);
+      expect(JSON.parse(completed).pid).toBe(process.pid);
+    }
+  });
+});
+
 describe('sanitizeUrl', () => {
   it.each([
     ['/api/v1/projects?limit=20', '/api/v1/projects?limit=20'],

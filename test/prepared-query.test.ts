@@ -84,3 +84,45 @@ describe('preparedQuery', () => {
     await expect(defaulted(db.kysely, 'free')).rejects.toThrow('1 arguments for 0');
   });
 });
+
+describe('LIMIT on SQLite', () => {
+  // A bound LIMIT makes SQLite prepare the statement again on every run (db/sqlite-dialect.ts).
+  it('is written into the SQL when it is a whole number, and still limits the rows', async () => {
+    const query = db.kysely.selectFrom('organizations').select('id').orderBy('id').limit(2).offset(1);
+    const { sql: text, parameters } = query.compile();
+    if (db.dialect === 'sqlite') {
+      expect(text).toMatch(/ limit 2 offset \?$/);
+      expect(parameters).toEqual([1]);
+    } else {
+      expect(text).toMatch(/ limit \$1 offset \$2$/);
+      expect(parameters).toEqual([2, 1]);
+    }
+    expect((await query.execute()).map((row) => row.id)).toEqual(['org_b', 'org_c']);
+  });
+
+  it('stays a parameter when it is not a whole number known at compile time', () => {
+    const { sql: text } = db.kysely
+      .selectFrom('organizations')
+      .select('id')
+      .limit(sql<number>`${2}`)
+      .compile();
+    expect(text).toMatch(/ limit (\?|\$1)$/);
+  });
+});
+
+describe('rows', () => {
+  it('are objects of their columns, whatever the names: the last of a repeated name wins', async () => {
+    const { rows } = await sql<
+      Record<string, unknown>
+    >`select 1 as "a", 2 as "a", 'x' as "__proto__", 3 as "it's ""quoted""", 4 as "values"`.execute(
+      db.kysely,
+    );
+    const row = rows[0]!;
+    expect(Object.keys(row)).toEqual(['a', '__proto__', `it's "quoted"`, 'values']);
+    expect(row.a).toBe(2);
+    expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toBe('x');
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(row[`it's "quoted"`]).toBe(3);
+    expect(row.values).toBe(4);
+  });
+});

@@ -12,8 +12,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { createDb, DatabaseOpenError, type Db } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { demoSetup, DEMO_APP_ID, DEMO_PACKAGE } from '../emulators/demo.js';
-import { createEmulators, type EmulatorSeed } from '../emulators/server.js';
+import type { EmulatorSeed } from '../emulators/server.js';
 import { AppError, invalidField } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { operatorContext, type OperationId, type RequestContext } from '../modules/access/index.js';
@@ -378,6 +377,11 @@ export function buildCli(): Command {
     )
     .option('--credentials-dir <dir>', 'where the demo credentials are written', './data/emulator')
     .action(async (options: { port: string; host: string; seed?: string; credentialsDir: string }) => {
+      // Loaded here: the emulators and their specs are not part of the service's memory.
+      const [{ demoSetup, DEMO_APP_ID, DEMO_PACKAGE }, { createEmulators }] = await Promise.all([
+        import('../emulators/demo.js'),
+        import('../emulators/server.js'),
+      ]);
       const base = `http://${options.host === '0.0.0.0' ? 'localhost' : options.host}:${options.port}`;
       let seed: EmulatorSeed;
       const lines: string[] = [];

@@ -1,6 +1,7 @@
 import AjvModule, { type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
+import type { DeferredCompilation } from './deferred-compilation.js';
 
 // ajv and ajv-formats are CommonJS; under NodeNext their default export is the module object.
 const Ajv = AjvModule.default;
@@ -25,7 +26,10 @@ function createAjv(coerceTypes: boolean) {
  * Bodies are validated without type coercion ("wrong types" are 400: 123 is not a name), while
  * query strings and path parameters, which arrive as text, are coerced to their declared types.
  */
-export function createValidatorCompiler(sharedSchemas: object[]): FastifySchemaCompiler<FastifySchema> {
+export function createValidatorCompiler(
+  sharedSchemas: object[],
+  deferred: DeferredCompilation,
+): FastifySchemaCompiler<FastifySchema> {
   const strict = createAjv(false);
   const coercing = createAjv(true);
   for (const schema of sharedSchemas) {
@@ -33,7 +37,10 @@ export function createValidatorCompiler(sharedSchemas: object[]): FastifySchemaC
     coercing.addSchema(schema);
   }
   return ({ schema, httpPart }) => {
-    const validate: ValidateFunction = (httpPart === 'body' ? strict : coercing).compile(schema);
-    return (data: unknown) => (validate(data) ? { value: data } : { error: validate.errors as never });
+    const validator = deferred.defer(() => (httpPart === 'body' ? strict : coercing).compile(schema));
+    return (data: unknown) => {
+      const validate: ValidateFunction = validator();
+      return validate(data) ? { value: data } : { error: validate.errors as never };
+    };
   };
 }

@@ -79,6 +79,8 @@ export interface Harness {
   services: Services;
   /** Every route the app registered. */
   routes: RouteEntry[];
+  /** Compiles the route schemas not used yet (they compile on first use); answers how many. */
+  compileSchemas(): number;
   config: Config;
   db: Db;
   dialect: 'sqlite' | 'postgres';
@@ -144,7 +146,7 @@ export async function startHarness(
     identityVersionKey: identityVersionKey(config.database),
     keyPrefix: `appmeta:test:${randomBytes(6).toString('hex')}`,
   });
-  const { app, services, routes } = await buildApp({
+  const { app, services, routes, compileSchemas } = await buildApp({
     config,
     db,
     logger,
@@ -247,6 +249,7 @@ export async function startHarness(
     app,
     services,
     routes,
+    compileSchemas,
     config,
     db,
     dialect: testDialect(),

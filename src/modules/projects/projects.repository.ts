@@ -27,25 +27,37 @@ const PROJECT_COLUMNS = [
  * take one query (one round trip on PostgreSQL). The page walks projects_organization_created_idx;
  * the count is the counter kept on the organization row, never count(*). Only the columns a
  * Project has are read: turning values into strings is most of what a page costs SQLite.
+ * Prepared once per page size, which is written into the SQL (db/sqlite-dialect.ts).
  */
-const projectPage = preparedQuery((db: Executor, organizationId: string, limit: number, offset: number) =>
-  db
-    .selectFrom('projects')
-    .select((eb) => [
-      ...PROJECT_COLUMNS,
-      eb
-        .selectFrom('organizations')
-        .select('project_count')
-        .where('id', '=', organizationId)
-        .$asScalar()
-        .as('total'),
-    ])
-    .where('organization_id', '=', organizationId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset),
-);
+const pageOfSize = (limit: number) =>
+  preparedQuery((db: Executor, organizationId: string, offset: number) =>
+    db
+      .selectFrom('projects')
+      .select((eb) => [
+        ...PROJECT_COLUMNS,
+        eb
+          .selectFrom('organizations')
+          .select('project_count')
+          .where('id', '=', organizationId)
+          .$asScalar()
+          .as('total'),
+      ])
+      .where('organization_id', '=', organizationId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset),
+  );
+const pagesBySize = new Map<number, ReturnType<typeof pageOfSize>>();
+
+function projectPage(db: Executor, organizationId: string, limit: number, offset: number) {
+  let page = pagesBySize.get(limit);
+  if (page === undefined) {
+    page = pageOfSize(limit);
+    pagesBySize.set(limit, page);
+  }
+  return page(db, organizationId, offset);
+}
 
 const projectCount = preparedQuery((db: Executor, organizationId: string) =>
   db.selectFrom('organizations').select('project_count').where('id', '=', organizationId),

@@ -27,7 +27,8 @@ const PROJECT_COLUMNS = [
  * take one query (one round trip on PostgreSQL). The page walks projects_organization_created_idx;
  * the count is the counter kept on the organization row, never count(*). Only the columns a
  * Project has are read: turning values into strings is most of what a page costs SQLite.
- * Prepared once per page size, which is written into the SQL (db/sqlite-dialect.ts).
+ * Prepared once per page size, which is written into the SQL (db/sqlite-dialect.ts); sizes are
+ * 1..100, as the routes and MCP tools validate them.
  */
 const pageOfSize = (limit: number) =>
   preparedQuery((db: Executor, organizationId: string, offset: number) =>

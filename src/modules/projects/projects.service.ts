@@ -52,10 +52,10 @@ export function createProjectsService({
 
   return {
     /**
-     * A page of projects, newest first. `total` is the organization's project counter, kept in
-     * step with inserts and deletes, so a page costs the same whatever the organization's size.
+     * A page of projects, newest first; with `search`, only those whose name contains it. Without
+     * it, `total` is the organization's project counter, kept in step with inserts and deletes, so
+     * a page costs the same whatever the organization's size.
      */
-    /** A page of projects, newest first; with `search`, only those whose name contains it. */
     async list(
       ctx: RequestContext,
       page: { limit: number; offset: number },

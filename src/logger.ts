@@ -115,9 +115,8 @@ const { chindingsSym } = pino.symbols;
  * (a log level of their own) and other bindings take pino's way.
  */
 export function requestLogger(logger: Logger, bindings: Record<string, unknown>, options: object): Logger {
-  const keys = Object.keys(bindings);
   const id = bindings.reqId;
-  if (Object.keys(options).length > 0 || keys.length !== 1 || typeof id !== 'string') {
+  if (Object.keys(options).length > 0 || Object.keys(bindings).length !== 1 || typeof id !== 'string') {
     return logger.child(bindings, options);
   }
   const child = Object.create(logger) as Logger & Record<symbol, string>;

@@ -4,8 +4,11 @@
  * must stay up, answer 503 SERVICE_UNAVAILABLE with Retry-After (never 500, never a dropped
  * connection) while the database is gone, be ready again after, and keep every write it confirmed.
  */
+import net from 'node:net';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createDb } from '../src/db/database.js';
 import { adminUrl, createTestDatabase, type TestDatabase } from './support/databases.js';
 import { TEST_SECRET_KEY } from './support/harness.js';
 import { createPostgresCluster, type PostgresCluster } from './support/postgres-cluster.js';
@@ -180,5 +183,68 @@ describe('PostgreSQL connection loss (a real appmeta serve process)', () => {
     const report = await load.stop();
     expect(report.unavailable).toBeGreaterThan(0);
     await expectHealthyAndComplete(service, report);
+  });
+});
+
+/**
+ * A TCP proxy to PostgreSQL whose first connection is ended by the server the moment it is ready:
+ * the FATAL message travels in the same write as ReadyForQuery, as it does when a backend is
+ * terminated just after it connected.
+ */
+async function proxyEndingFirstBackend(target: URL) {
+  const fatal = (() => {
+    const fields = Buffer.from(
+      'SFATAL\0VFATAL\0C57P01\0Mterminating connection due to administrator command\0\0',
+    );
+    const header = Buffer.alloc(5);
+    header.write('E', 0);
+    header.writeInt32BE(fields.length + 4, 1);
+    return Buffer.concat([header, fields]);
+  })();
+  let connections = 0;
+  const server = net.createServer((client) => {
+    const first = connections++ === 0;
+    const backend = net.connect(Number(target.port), target.hostname);
+    client.on('error', () => backend.destroy());
+    backend.on('error', () => client.destroy());
+    client.pipe(backend);
+    if (!first) {
+      backend.pipe(client);
+      return;
+    }
+    let pending = Buffer.alloc(0);
+    backend.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      // Server messages: a type byte and a length that counts itself.
+      for (let at = 0; at + 5 <= pending.length;) {
+        const end = at + 1 + pending.readInt32BE(at + 1);
+        if (end > pending.length) break;
+        if (pending[at] === 0x5a /* Z: ReadyForQuery */) {
+          client.end(Buffer.concat([pending.subarray(0, end), fatal]));
+          backend.destroy();
+          return;
+        }
+        at = end;
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.port = String((server.address() as net.AddressInfo).port);
+  return { url: url.toString(), close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+describe('PostgreSQL connection loss at connect time', () => {
+  it('survives a backend ended in the same read as its ReadyForQuery, and reads on a fresh connection', async () => {
+    const database = await createTestDatabase();
+    cleanups.push(() => database.drop());
+    const proxy = await proxyEndingFirstBackend(new URL(database.url));
+    cleanups.push(proxy.close);
+    const db = createDb({ kind: 'postgres', url: proxy.url, redisUrl: null });
+    cleanups.push(() => db.destroy());
+    // Before each client was watched from its 'connect' event, this error reached a client with no
+    // listener and ended the process (vitest reports it as an unhandled error).
+    const { rows } = await sql<{ answer: number }>`select 42 as answer`.execute(db.kysely);
+    expect(rows).toEqual([{ answer: 42 }]);
   });
 });

@@ -89,15 +89,17 @@ const peakRssMb = (pid: number) => {
   return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 };
 
+/** USER_HZ: 100 on every Linux the bench runs on (`getconf CLK_TCK`). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 /** CPU time (user + system) a process has used so far, in microseconds. */
 const cpuMicros = (pid: number) => {
-  // Fields after the command name, which is in parentheses and may contain spaces.
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // The fields after the command name, which is in parentheses and may itself contain ") ".
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
 };
-/** USER_HZ: 100 on every Linux the bench runs on (`getconf CLK_TCK`). */
-const CLOCK_TICKS_PER_SECOND = 100;
 
 type LoadResult = Awaited<ReturnType<typeof cannon>>;
 type CpuLoadResult = Awaited<ReturnType<typeof cannonCpu>>;

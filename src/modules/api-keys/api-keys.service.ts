@@ -107,7 +107,10 @@ type FoundKey = NonNullable<Awaited<ReturnType<typeof keys.findActiveByHash>>>;
 export function createApiKeysService(deps: ApiKeysServiceDeps) {
   const { db, clock, audit, members, issueKey } = deps;
   const version = deps.identityVersion;
-  const found = createKeyCache<FoundKey>(version && (() => version.current()), () => clock.now().getTime());
+  const found = createKeyCache<FoundKey>(
+    () => version?.current() ?? null,
+    () => clock.now().getTime(),
+  );
   /**
    * Callers answered from the cache on PostgreSQL, and the version they were kept under: the
    * request's rate-limit count must read back the same version from Redis (confirm).

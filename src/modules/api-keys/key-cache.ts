@@ -24,12 +24,13 @@ export interface KeyCache<Row> {
   set(hash: string, row: Row, ticket: number | null): void;
 }
 
-export function createKeyCache<Row>(version: (() => number | null) | null, now: () => number): KeyCache<Row> {
+/** `version`: Db.identityVersion's current version; null while nothing may be kept. */
+export function createKeyCache<Row>(version: () => number | null, now: () => number): KeyCache<Row> {
   const entries = new Map<string, { row: Row; until: number }>();
   let seen: number | null = null;
   /** The current version, the cache emptied when it moved. */
   const current = (): number | null => {
-    const v = version === null ? null : version();
+    const v = version();
     if (v !== seen) {
       entries.clear();
       seen = v;

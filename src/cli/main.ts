@@ -18,6 +18,7 @@ import { createLogger } from '../logger.js';
 import { operatorContext, type OperationId, type RequestContext } from '../modules/access/index.js';
 import { IMPORT_LIMITS, type FileTree } from '../modules/listings/index.js';
 import { startServer, startWorkerProcess, StartupError, stopOnSignals } from '../server.js';
+import { liftYoungGenerationCap } from '../shared/young-generation.js';
 import { tailEvents } from './events-tail.js';
 import { createServices, type Services } from '../services.js';
 import { systemClock } from '../shared/clock.js';
@@ -137,6 +138,15 @@ function inFlagTerms(error: AppError, flags: Flags): AppError {
   return new AppError(error.code, message, details);
 }
 
+/**
+ * The young generation of a long-running process (bin/appmeta capped it before anything loaded):
+ * kept small on SQLite, whose requests finish within a turn of the event loop; V8's own sizing on
+ * PostgreSQL, whose requests wait for round trips.
+ */
+function youngGenerationFor(config: Config): void {
+  if (config.database.kind === 'postgres') liftYoungGenerationCap();
+}
+
 /** The operator as the audit log records it: `cli:<os user>`. */
 function operatorName(): string {
   let user: string | undefined;
@@ -178,6 +188,7 @@ export function buildCli(): Command {
     .action(async () => {
       const config = loadConfig();
       const logger = createLogger(config);
+      youngGenerationFor(config);
       // As for the worker: a signal that arrives while the service starts stops it once started.
       const server = startServer(config, {
         logger,
@@ -193,6 +204,7 @@ export function buildCli(): Command {
     .action(async () => {
       const config = loadConfig();
       const logger = createLogger(config);
+      youngGenerationFor(config);
       // Signals are handled from the start: one that arrives while the workers start stops them
       // once they have.
       const worker = startWorkerProcess(config, logger);

@@ -1,6 +1,11 @@
 /** Bearer tokens of the stores: signed JWTs (jose), reused until shortly before they expire. */
 import { createPrivateKey } from 'node:crypto';
-import { SignJWT, type JWTPayload } from 'jose';
+import type * as josePackage from 'jose';
+import type { JWTPayload } from 'jose';
+import { lazyModule } from '../shared/lazy-module.js';
+
+/** Loaded by the first token a connector mints rather than at start-up. */
+const jose = lazyModule<typeof josePackage>('jose');
 
 /**
  * Signs a compact JWT with a PEM private key (PKCS#8 or the older SEC1/PKCS#1 forms, as stores
@@ -11,7 +16,7 @@ export function signJwt(
   claims: JWTPayload,
   privateKeyPem: string,
 ): Promise<string> {
-  return new SignJWT(claims).setProtectedHeader(header).sign(createPrivateKey(privateKeyPem));
+  return new (jose().SignJWT)(claims).setProtectedHeader(header).sign(createPrivateKey(privateKeyPem));
 }
 
 /** A token that is reused until `refreshBeforeMs` before it expires; one mint at a time. */

@@ -10,10 +10,15 @@
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { zipSync } from 'fflate';
-import tar from 'tar-stream';
+import type * as fflate from 'fflate';
+import type * as tarStream from 'tar-stream';
+import { lazyModule } from './lazy-module.js';
 
 export type ArchiveFormat = 'tar.gz' | 'zip';
+
+// Loaded by the first import or export rather than at start-up.
+const zipModule = lazyModule<typeof fflate>('fflate');
+const tarModule = lazyModule<typeof tarStream>('tar-stream');
 
 export interface ArchiveLimits {
   /** The archive itself, as sent. */
@@ -68,9 +73,9 @@ export function detectArchive(head: Buffer): ArchiveFormat | null {
 export async function packArchive(files: Map<string, string>, format: ArchiveFormat): Promise<Buffer> {
   if (format === 'zip') {
     const entries = Object.fromEntries([...files].map(([path, text]) => [path, Buffer.from(text, 'utf8')]));
-    return Buffer.from(zipSync(entries));
+    return Buffer.from(zipModule().zipSync(entries));
   }
-  const pack = tar.pack();
+  const pack = tarModule().pack();
   for (const [path, text] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) {
     pack.entry({ name: path, mtime: new Date(0) }, Buffer.from(text, 'utf8'));
   }
@@ -344,7 +349,7 @@ async function readTarGz(
   const names: string[] = [];
   const folders: string[] = [];
   const seen = new Set<string>();
-  const extract = tar.extract();
+  const extract = tarModule().extract();
   const consume = (async () => {
     for await (const entry of extract) {
       const checked = checkTarEntry(entry.header, limits, seen);
@@ -403,7 +408,7 @@ export async function streamTarGz(
 ): Promise<{ names: string[] }> {
   const names: string[] = [];
   const seen = new Set<string>();
-  const extract = tar.extract();
+  const extract = tarModule().extract();
   // What stopped the entries (a refused file) wins over the broken pipe it leaves behind.
   let entryError: unknown = null;
   const consume = (async () => {
@@ -448,7 +453,7 @@ export async function streamTarGz(
 export function packTarGzStream(
   entries: { path: string; size: number; open: () => Promise<Readable> }[],
 ): Readable {
-  const pack = tar.pack();
+  const pack = tarModule().pack();
   void (async () => {
     try {
       for (const entry of entries) {

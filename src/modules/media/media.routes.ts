@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import Busboy from 'busboy';
+import type Busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Api } from '../../http/api.js';
 import { ok } from '../../http/envelope.js';
 import { contextOf } from '../../http/identity.js';
 import { BEARER, ERRORS, Ok, PageQuery, pageOf, StringEnum } from '../../http/schemas.js';
+import { lazyModule } from '../../shared/lazy-module.js';
 import { ArchiveError, packTarGzStream, streamTarGz, type ArchiveLimits } from '../../shared/archive.js';
 import { AppError, invalidField } from '../../errors.js';
 import { ProjectParams } from '../projects/index.js';
@@ -14,6 +15,9 @@ import type { MediaService } from './media.service.js';
 import type { MediaTransfer } from './media-transfer.js';
 import { SLOT_RULES } from './slots.js';
 import * as S from './media.schemas.js';
+
+/** The multipart parser, loaded by the first upload rather than at start-up. */
+const busboy = lazyModule<typeof Busboy>('busboy');
 
 const tags = ['media'];
 const Binary = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
@@ -31,7 +35,7 @@ function multipartFile(raw: IncomingMessage): Promise<{ stream: Readable; fileNa
   return new Promise((resolve, reject) => {
     let parser: Busboy.Busboy;
     try {
-      parser = Busboy({ headers: raw.headers, limits: { files: 1, fields: 20, parts: 30 } });
+      parser = busboy()({ headers: raw.headers, limits: { files: 1, fields: 20, parts: 30 } });
     } catch {
       reject(invalidField('file', 'the multipart body has no boundary'));
       return;

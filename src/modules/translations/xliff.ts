@@ -7,7 +7,8 @@
  * Built on fast-xml-parser rather than an XLIFF library: the maintained one (`xliff`) drops segment
  * state on read and cannot write it, nor note categories (docs/decisions.md, Translations).
  */
-import { XMLBuilder, XMLParser } from 'fast-xml-parser';
+import type * as fastXml from 'fast-xml-parser';
+import { lazyModule } from '../../shared/lazy-module.js';
 
 export type XliffVersion = '2.0' | '1.2';
 /** XLIFF 2.0's segment states; 1.2's target states are mapped onto them. */
@@ -76,14 +77,19 @@ const STATE_FROM_12: Record<string, XliffState> = {
   final: 'final',
 };
 
-const builder = new XMLBuilder({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  format: true,
-  indentBy: '  ',
-  suppressEmptyNode: false,
-  processEntities: true,
-});
+/** The XML library, loaded by the first XLIFF export or import rather than at start-up. */
+const fastXmlModule = lazyModule<typeof fastXml>('fast-xml-parser');
+
+let builder: fastXml.XMLBuilder | undefined;
+const xmlBuilder = () =>
+  (builder ??= new (fastXmlModule().XMLBuilder)({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    format: true,
+    indentBy: '  ',
+    suppressEmptyNode: false,
+    processEntities: true,
+  }));
 
 const text = (value: string) => ({ '#text': value });
 
@@ -155,7 +161,7 @@ export function writeXliff(doc: XliffDocument): string {
             })),
           },
         };
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${builder.build(body)}`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${xmlBuilder().build(body)}`;
 }
 
 // ---- reading ------------------------------------------------------------------------------------
@@ -163,19 +169,21 @@ export function writeXliff(doc: XliffDocument): string {
 /** A node of fast-xml-parser's ordered output: one element name → its children, attributes under ':@'. */
 type Node = Record<string, unknown> & { ':@'?: Record<string, string> };
 
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  trimValues: false,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  removeNSPrefix: false,
-  processEntities: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  commentPropName: '#comment',
-});
+let parser: fastXml.XMLParser | undefined;
+const xmlParser = () =>
+  (parser ??= new (fastXmlModule().XMLParser)({
+    preserveOrder: true,
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    trimValues: false,
+    parseTagValue: false,
+    parseAttributeValue: false,
+    removeNSPrefix: false,
+    processEntities: true,
+    ignoreDeclaration: true,
+    ignorePiTags: true,
+    commentPropName: '#comment',
+  }));
 
 const nameOf = (node: Node): string => Object.keys(node).find((key) => key !== ':@') ?? '';
 const childrenOf = (node: Node): Node[] => (node[nameOf(node)] as Node[] | undefined) ?? [];
@@ -273,7 +281,7 @@ export function parseXliff(xml: string): XliffDocument {
   if (/<!DOCTYPE/i.test(xml)) throw new XliffError('a document type declaration (<!DOCTYPE>) is not allowed');
   let nodes: Node[];
   try {
-    nodes = parser.parse(xml) as Node[];
+    nodes = xmlParser().parse(xml) as Node[];
   } catch (error) {
     throw new XliffError(`is not well-formed XML: ${(error as Error).message}`);
   }

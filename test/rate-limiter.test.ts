@@ -3,6 +3,7 @@
  * store the service uses there), with the same decisions.
  */
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRateLimiter, type RateLimiter } from '../src/http/rate-limiter.js';
@@ -66,6 +67,53 @@ describe('rate limiter', () => {
       expect(await firstTake(two, 'org:shared', 5)).toMatchObject({ remaining: 3 });
       expect(await one.take('org:shared', 5)).toMatchObject({ remaining: 2 });
     }
+  });
+
+  it("counts one turn's requests exactly, in one script when Redis counts", async () => {
+    const keyPrefix = `appmeta:test:${randomBytes(6).toString('hex')}`;
+    const rl = limiter({ keyPrefix });
+    await firstTake(rl, 'org:warm', 100);
+    const errors = rl.metrics.storeErrors;
+    const redisUrl = testRedisUrl();
+    const scripts: string[][] = [];
+    const monitor = redisUrl === null ? null : await new Redis(redisUrl).monitor();
+    monitor?.on('monitor', (_time: string, args: string[]) => {
+      // The scripts as sent (MONITOR also shows the commands they run inside Redis).
+      if (/^eval/i.test(args[0]!) && args.some((arg) => arg.startsWith(keyPrefix))) scripts.push(args);
+    });
+    try {
+      const takes = await Promise.all([
+        ...Array.from({ length: 20 }, () => rl.take('org:a', 100)),
+        rl.take('org:b', 100, 3),
+        rl.take('org:a', 100, 2),
+      ]);
+      expect(rl.metrics.storeErrors).toBe(errors);
+      // Each of org:a's 20 single takes saw a count of its own, in order, then the take of 2.
+      expect(takes.slice(0, 20).map((d) => d.remaining)).toEqual(
+        Array.from({ length: 20 }, (_, i) => 99 - i),
+      );
+      expect(takes[20]).toMatchObject({ remaining: 97 });
+      expect(takes[21]).toMatchObject({ remaining: 78 });
+      if (monitor !== null) {
+        // MONITOR reports commands in the order Redis ran them: once a later one is seen, so is the batch.
+        await rl.take('org:c', 100);
+        const seen = (suffix: string) => scripts.filter((args) => args.some((arg) => arg.endsWith(suffix)));
+        for (let wait = 0; wait < 100 && seen(':org:c').length === 0; wait++) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(seen(':org:c')).toHaveLength(1);
+        expect(seen(':org:a')).toHaveLength(1);
+      }
+    } finally {
+      monitor?.disconnect();
+    }
+  });
+
+  it('counts a turn larger than one script carries exactly', async () => {
+    const rl = limiter();
+    await firstTake(rl, 'org:warm', 1000);
+    const takes = await Promise.all(Array.from({ length: 600 }, () => rl.take('org:big', 1000)));
+    expect(takes.map((d) => d.remaining)).toEqual(Array.from({ length: 600 }, (_, i) => 999 - i));
   });
 
   it('opens a new window once the old one ended (in process)', async () => {

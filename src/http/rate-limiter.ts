@@ -1,8 +1,9 @@
 /**
  * Request budgets per 60-second window (design.md §8): counted in process by default, in Redis
  * when REDIS_URL is set so that every instance draws on one budget. A window opens with a key's
- * first request and lasts WINDOW_SECONDS. Redis counts with one Lua script per request (INCRBY,
- * and the expiry when the window opens), so there is no read-modify-write race between instances.
+ * first request and lasts WINDOW_SECONDS. Redis counts with one Lua script per turn of the event
+ * loop (INCRBY, and the expiry when a window opens, for each request of the turn), so there is no
+ * read-modify-write race between instances.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -134,7 +135,8 @@ function memoryCounters(now: () => number): Counters {
         windows.set(key, window);
       }
       window.count += points;
-      return window;
+      // A copy: the decision is made after an await, when later requests may have counted too.
+      return { count: window.count, endsAt: window.endsAt, identityVersion: null };
     },
     close() {
       windows.clear();
@@ -142,29 +144,52 @@ function memoryCounters(now: () => number): Counters {
   };
 }
 
+/** Most counts one script carries, so that a batch holds Redis for a short while only. */
+const BATCH_MAX = 256;
+
 /**
- * Adds points to a key's count (KEYS[1]) and opens its window (the expiry) with the first of them;
- * the count and the milliseconds the window has left are then in `count` and `ttl`.
+ * Adds each count's points (ARGV[2 + i]) to its key (KEYS[i], i = 1 … ARGV[2]) and opens the key's
+ * window (the expiry) with its first points; `result` then holds each count and the milliseconds
+ * its window has left, in that order. A key counted twice in one batch is counted twice, in order,
+ * as two scripts would have counted it.
  */
 const COUNT_SCRIPT = `
-local count = redis.call('INCRBY', KEYS[1], ARGV[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  ttl = tonumber(ARGV[2])
+local window = tonumber(ARGV[1])
+local n = tonumber(ARGV[2])
+local result = {}
+for i = 1, n do
+  local count = redis.call('INCRBY', KEYS[i], ARGV[2 + i])
+  local ttl = redis.call('PTTL', KEYS[i])
+  if ttl < 0 then
+    redis.call('PEXPIRE', KEYS[i], window)
+    ttl = window
+  end
+  result[2 * i - 1] = count
+  result[2 * i] = ttl
 end`;
 
 type CountingRedis = Redis & {
-  countWindow(key: string, points: number, windowMs: number): Promise<[number, number]>;
-  /** countWindow, and the identity version (KEYS[2]) read in the same script. */
-  countWindowVersion(
-    key: string,
-    versionKey: string,
-    points: number,
-    windowMs: number,
-  ): Promise<[number, number, string]>;
+  /** COUNT_SCRIPT: the number of keys, the keys, then the window, the number of counts and their points. */
+  countWindows(...args: (string | number)[]): Promise<(number | string)[]>;
+  /** countWindows, and the identity version (the last key) read in the same script, last in the reply. */
+  countWindowsVersion(...args: (string | number)[]): Promise<(number | string)[]>;
 };
 
+/** A count waiting for its batch to be sent. */
+interface WaitingCount {
+  key: string;
+  points: number;
+  resolve(window: WindowCount): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Counts in Redis, the counts of one turn of the event loop in one script: every request read in
+ * that turn waits for the turn's end (setImmediate), then one command carries them all — one
+ * reply to parse and one script run instead of one each per request (#22). Redis runs the script
+ * atomically, so counts stay exact across instances. The keys of a batch are all on this one Redis
+ * (not a cluster).
+ */
 function redisCounters(
   url: string,
   keyPrefix: string,
@@ -179,27 +204,52 @@ function redisCounters(
     commandTimeout: 500,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     lazyConnect: false,
-    // Under load many requests count in one turn of the event loop: their scripts go out in one
-    // write and come back in one read, instead of a system call each way per request (#22).
-    enableAutoPipelining: true,
   }) as CountingRedis;
   redis.on('error', () => undefined); // reported through failed commands
-  // EVALSHA, falling back to EVAL once when Redis does not know the script yet.
-  redis.defineCommand('countWindow', { numberOfKeys: 1, lua: `${COUNT_SCRIPT}\nreturn {count, ttl}` });
-  redis.defineCommand('countWindowVersion', {
-    numberOfKeys: 2,
-    lua: `${COUNT_SCRIPT}\n${readVersionLua('KEYS[2]')}\nreturn {count, ttl, version}`,
+  // EVALSHA, falling back to EVAL once when Redis does not know the script yet; the number of
+  // keys comes first in each call.
+  redis.defineCommand('countWindows', { lua: `${COUNT_SCRIPT}\nreturn result` });
+  redis.defineCommand('countWindowsVersion', {
+    lua: `${COUNT_SCRIPT}\n${readVersionLua('KEYS[n + 1]')}\nresult[2 * n + 1] = version\nreturn result`,
   });
+
+  let batch: WaitingCount[] = [];
+  const send = () => {
+    if (batch.length === 0) return;
+    const sent = batch;
+    batch = [];
+    const keys = sent.map((waiting) => `${keyPrefix}:${waiting.key}`);
+    const points = sent.map((waiting) => waiting.points);
+    const reply =
+      versionKey === null
+        ? redis.countWindows(keys.length, ...keys, WINDOW_MS, sent.length, ...points)
+        : redis.countWindowsVersion(keys.length + 1, ...keys, versionKey, WINDOW_MS, sent.length, ...points);
+    reply.then(
+      (values) => {
+        const at = now();
+        const identityVersion = versionKey === null ? null : Number(values[2 * sent.length]);
+        sent.forEach((waiting, i) =>
+          waiting.resolve({
+            count: Number(values[2 * i]),
+            endsAt: at + Number(values[2 * i + 1]),
+            identityVersion,
+          }),
+        );
+      },
+      (error: unknown) => {
+        for (const waiting of sent) waiting.reject(error);
+      },
+    );
+  };
+
   return {
-    async add(key, points) {
+    add(key, points) {
       if (redis.status !== 'ready') throw new Error(`Redis is not connected (${redis.status})`);
-      const counter = `${keyPrefix}:${key}`;
-      if (versionKey === null) {
-        const [count, msLeft] = await redis.countWindow(counter, points, WINDOW_MS);
-        return { count, endsAt: now() + msLeft, identityVersion: null };
-      }
-      const [count, msLeft, version] = await redis.countWindowVersion(counter, versionKey, points, WINDOW_MS);
-      return { count, endsAt: now() + msLeft, identityVersion: Number(version) };
+      return new Promise<WindowCount>((resolve, reject) => {
+        if (batch.length === 0) setImmediate(send);
+        batch.push({ key, points, resolve, reject });
+        if (batch.length === BATCH_MAX) send();
+      });
     },
     close() {
       redis.disconnect();

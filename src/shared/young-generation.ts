@@ -4,6 +4,9 @@ import v8 from 'node:v8';
 /** The young generation's cap, in MB: V8 stops doubling it once it is this large. */
 export const YOUNG_GENERATION_MAX_MB = 8;
 
+/** V8's `--semi-space-growth-factor` default. */
+const DEFAULT_GROWTH_FACTOR = 2;
+
 /** Stops the cap in force, if any. */
 let lift: (() => void) | null = null;
 
@@ -13,9 +16,10 @@ let lift: (() => void) | null = null;
  * V8 doubles the young generation each time enough objects have survived its collections, up to
  * 32 MB on Node 20, and gives it back only when the process idles. Under steady load the service
  * reaches 32 MB where 8 MB serve it as well on SQLite, whose requests finish within a turn of the
- * event loop (BENCHMARKS.md: 20 to 25 MB less peak memory, the same CPU per request). V8's own limit, `--max-semi-space-size`, is read once when the heap is
- * made, so it can only be given on node's command line; what V8 reads each time it grows the young
- * generation is the growth factor. After each collection the factor is therefore 1 (no growth)
+ * event loop (BENCHMARKS.md: about 20 MB less peak memory, the same CPU per request). V8's own
+ * limit, `--max-semi-space-size`, is read once when the heap is made, so it can only be given on
+ * node's command line; what V8 reads each time it grows the young generation is the growth
+ * factor. After each collection the factor is therefore 1 (no growth)
  * while the young generation is at its cap, and V8's default once it is below (after an idle
  * shrink). Node reports collections a turn or two of the event loop after they happen, so a burst
  * of survivors can double the young generation once more before the factor is set: the cap is
@@ -49,9 +53,6 @@ export function capYoungGeneration(maxMb: number = YOUNG_GENERATION_MAX_MB): voi
 export function liftYoungGenerationCap(): void {
   lift?.();
 }
-
-/** V8's `--semi-space-growth-factor` default. */
-const DEFAULT_GROWTH_FACTOR = 2;
 
 /** The young generation's size (its two semi-spaces), as V8 reports it. */
 export function youngGenerationBytes(): number {

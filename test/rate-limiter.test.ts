@@ -76,7 +76,9 @@ describe('rate limiter', () => {
     const errors = rl.metrics.storeErrors;
     const redisUrl = testRedisUrl();
     const scripts: string[][] = [];
-    const monitor = redisUrl === null ? null : await new Redis(redisUrl).monitor();
+    // monitor() opens a connection of its own: both are closed at the end.
+    const client = redisUrl === null ? null : new Redis(redisUrl);
+    const monitor = client === null ? null : await client.monitor();
     monitor?.on('monitor', (_time: string, args: string[]) => {
       // The scripts as sent (MONITOR also shows the commands they run inside Redis).
       if (/^eval/i.test(args[0]!) && args.some((arg) => arg.startsWith(keyPrefix))) scripts.push(args);
@@ -106,6 +108,7 @@ describe('rate limiter', () => {
       }
     } finally {
       monitor?.disconnect();
+      client?.disconnect();
     }
   });
 

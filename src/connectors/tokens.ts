@@ -1,7 +1,6 @@
 /** Bearer tokens of the stores: signed JWTs (jose), reused until shortly before they expire. */
 import { createPrivateKey } from 'node:crypto';
 import type * as josePackage from 'jose';
-import type { JWTPayload } from 'jose';
 import { lazyModule } from '../shared/lazy-module.js';
 
 /** Loaded by the first token a connector mints rather than at start-up. */
@@ -13,7 +12,7 @@ const jose = lazyModule<typeof josePackage>('jose');
  */
 export function signJwt(
   header: { alg: 'ES256' | 'RS256'; kid?: string; typ: 'JWT' },
-  claims: JWTPayload,
+  claims: josePackage.JWTPayload,
   privateKeyPem: string,
 ): Promise<string> {
   return new (jose().SignJWT)(claims).setProtectedHeader(header).sign(createPrivateKey(privateKeyPem));

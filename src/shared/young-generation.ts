@@ -2,7 +2,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 
 /** The young generation's cap, in MB: V8 stops doubling it once it is this large. */
-export const YOUNG_GENERATION_MAX_MB = 8;
+const YOUNG_GENERATION_MAX_MB = 8;
 
 /** V8's `--semi-space-growth-factor` default. */
 const DEFAULT_GROWTH_FACTOR = 2;

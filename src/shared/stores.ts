@@ -90,10 +90,13 @@ export function mapLocale(from: Store, to: Store, locale: string): string | null
 export const withArticle = (store: Store): string =>
   `${/^[AEIOU]/.test(STORE_LABEL[store]) ? 'an' : 'a'} ${STORE_LABEL[store]}`;
 
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
+// Made on first use: creating it maps ICU's language names into memory, 5 MB of resident memory
+// that a service which never lists locales need not hold (BENCHMARKS.md, #22).
+let languageNames: Intl.DisplayNames | null = null;
 
 /** A locale code's name in English, e.g. zh-Hans → "Simplified Chinese", iw-IL → "Hebrew (Israel)". */
 export function localeName(code: string): string {
+  languageNames ??= new Intl.DisplayNames(['en'], { type: 'language' });
   try {
     return languageNames.of(code) ?? code;
   } catch {

@@ -85,19 +85,28 @@ describe('preparedQuery', () => {
   });
 });
 
-describe('LIMIT on SQLite', () => {
-  // A bound LIMIT makes SQLite prepare the statement again on every run (db/sqlite-dialect.ts).
-  it('is written into the SQL when it is a whole number, and still limits the rows', async () => {
+describe('LIMIT and OFFSET', () => {
+  // A bound LIMIT makes SQLite prepare the statement again on every run, and PostgreSQL plan a
+  // named statement again on every run; so does a bound OFFSET on PostgreSQL (db/dialects.ts).
+  it('a whole-number LIMIT is written into the SQL, and still limits the rows', async () => {
     const query = db.kysely.selectFrom('organizations').select('id').orderBy('id').limit(2).offset(1);
+    const { sql: text, parameters } = query.compile();
+    expect(text).toMatch(db.dialect === 'sqlite' ? / limit 2 offset \?$/ : / limit 2 offset \$1$/);
+    expect(parameters).toEqual([1]);
+    expect((await query.execute()).map((row) => row.id)).toEqual(['org_b', 'org_c']);
+  });
+
+  it('OFFSET 0 is left out on PostgreSQL, and the rows are the same', async () => {
+    const query = db.kysely.selectFrom('organizations').select('id').orderBy('id').limit(2).offset(0);
     const { sql: text, parameters } = query.compile();
     if (db.dialect === 'sqlite') {
       expect(text).toMatch(/ limit 2 offset \?$/);
-      expect(parameters).toEqual([1]);
+      expect(parameters).toEqual([0]);
     } else {
-      expect(text).toMatch(/ limit \$1 offset \$2$/);
-      expect(parameters).toEqual([2, 1]);
+      expect(text).toMatch(/ limit 2 ?$/);
+      expect(parameters).toEqual([]);
     }
-    expect((await query.execute()).map((row) => row.id)).toEqual(['org_b', 'org_c']);
+    expect((await query.execute()).map((row) => row.id)).toEqual(['org_a', 'org_b']);
   });
 
   it('stays a parameter when it is not a whole number known at compile time', () => {

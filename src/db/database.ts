@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
-import { InlineLimitSqliteDialect } from './sqlite-dialect.js';
+import { Kysely, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { InlineLimitPostgresDialect, InlineLimitSqliteDialect } from './dialects.js';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { serviceUnavailable } from '../errors.js';
@@ -306,7 +306,9 @@ function createPostgres(url: string, announcer: IdentityAnnouncer | null): Kysel
   // An idle client that loses its connection emits 'error' (the pool re-emits it here); the pool
   // discards that client by itself, and without a listener the event would kill the process.
   pool.on('error', () => undefined);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: resilientPool(pool, announcer) }) });
+  return new Kysely<Database>({
+    dialect: new InlineLimitPostgresDialect({ pool: resilientPool(pool, announcer) }),
+  });
 }
 
 /** Most SQL texts given a name; later ones run unnamed (parsed and planned each time). */

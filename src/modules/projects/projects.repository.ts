@@ -27,37 +27,44 @@ const PROJECT_COLUMNS = [
  * take one query (one round trip on PostgreSQL). The page walks projects_organization_created_idx;
  * the count is the counter kept on the organization row, never count(*). Only the columns a
  * Project has are read: turning values into strings is most of what a page costs SQLite.
- * Prepared once per page size, which is written into the SQL (db/sqlite-dialect.ts); sizes are
- * 1..100, as the routes and MCP tools validate them.
+ * Prepared once per page size, which is written into the SQL (db/dialects.ts), and the first page
+ * without an OFFSET, so that PostgreSQL plans it once (a bound OFFSET has it plan every run);
+ * sizes are 1..100, as the routes and MCP tools validate them.
  */
-const pageOfSize = (limit: number) =>
+const page = (db: Executor, organizationId: string, limit: number) =>
+  db
+    .selectFrom('projects')
+    .select((eb) => [
+      ...PROJECT_COLUMNS,
+      eb
+        .selectFrom('organizations')
+        .select('project_count')
+        .where('id', '=', organizationId)
+        .$asScalar()
+        .as('total'),
+    ])
+    .where('organization_id', '=', organizationId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit);
+const firstPageOfSize = (limit: number) =>
+  preparedQuery((db: Executor, organizationId: string) => page(db, organizationId, limit));
+const laterPageOfSize = (limit: number) =>
   preparedQuery((db: Executor, organizationId: string, offset: number) =>
-    db
-      .selectFrom('projects')
-      .select((eb) => [
-        ...PROJECT_COLUMNS,
-        eb
-          .selectFrom('organizations')
-          .select('project_count')
-          .where('id', '=', organizationId)
-          .$asScalar()
-          .as('total'),
-      ])
-      .where('organization_id', '=', organizationId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset),
+    page(db, organizationId, limit).offset(offset),
   );
-const pagesBySize = new Map<number, ReturnType<typeof pageOfSize>>();
+const firstPages = new Map<number, ReturnType<typeof firstPageOfSize>>();
+const laterPages = new Map<number, ReturnType<typeof laterPageOfSize>>();
 
 function projectPage(db: Executor, organizationId: string, limit: number, offset: number) {
-  let page = pagesBySize.get(limit);
-  if (page === undefined) {
-    page = pageOfSize(limit);
-    pagesBySize.set(limit, page);
+  if (offset === 0) {
+    let first = firstPages.get(limit);
+    if (first === undefined) firstPages.set(limit, (first = firstPageOfSize(limit)));
+    return first(db, organizationId);
   }
-  return page(db, organizationId, offset);
+  let later = laterPages.get(limit);
+  if (later === undefined) laterPages.set(limit, (later = laterPageOfSize(limit)));
+  return later(db, organizationId, offset);
 }
 
 const projectCount = preparedQuery((db: Executor, organizationId: string) =>

@@ -164,7 +164,7 @@ export function createListingWriter(deps: {
       const current = existing.get(field);
       const before = current?.value ?? null;
       if (before === value && current?.in_conflict !== 1) continue;
-      await repo.upsertField(trx, {
+      const written = {
         listing_id: row.id,
         field,
         value,
@@ -172,7 +172,9 @@ export function createListingWriter(deps: {
         conflict_value: null,
         in_conflict: 0,
         updated_at: at,
-      });
+      };
+      await repo.upsertField(trx, written);
+      existing.set(field, written);
       if (before !== value) {
         changes.push({
           store: entry.store,
@@ -213,12 +215,9 @@ export function createListingWriter(deps: {
         actor: actor.memberId ?? actor.operator,
       });
     }
-    return toListing({
-      ...row,
-      status: 'active',
-      updated_at: at,
-      fields: await repo.listFields(trx, row.id),
-    });
+    // The fields as written: the project's listings lock keeps every other writer out until commit,
+    // so reading them back would cost a round trip to learn nothing.
+    return toListing({ ...row, status: 'active', updated_at: at, fields: [...existing.values()] });
   }
 
   return {

@@ -19,12 +19,12 @@ let lift: (() => void) | null = null;
  * event loop (BENCHMARKS.md: about 20 MB less peak memory, the same CPU per request). V8's own
  * limit, `--max-semi-space-size`, is read once when the heap is made, so it can only be given on
  * node's command line; what V8 reads each time it grows the young generation is the growth
- * factor. After each collection the factor is therefore 1 (no growth)
- * while the young generation is at its cap, and V8's default once it is below (after an idle
- * shrink). Node reports collections a turn or two of the event loop after they happen, so a burst
- * of survivors can double the young generation once more before the factor is set: the cap is
- * soft, by at most one doubling, until the next idle shrink. An operator's own
- * `--max-semi-space-size` (node's arguments or NODE_OPTIONS) rules instead.
+ * factor. After each collection the factor is therefore 1 (no growth) while the young generation
+ * is at its cap, and V8's default once it is below (after an idle shrink). Node reports
+ * collections a turn or two of the event loop after they happen, so a burst of survivors can
+ * double the young generation once more before the factor is set: the cap is soft, by at most
+ * one doubling, until the next idle shrink. An operator's own `--max-semi-space-size` (node's
+ * arguments or NODE_OPTIONS) rules instead.
  */
 export function capYoungGeneration(maxMb: number = YOUNG_GENERATION_MAX_MB): void {
   if (semiSpaceSetByOperator() || lift !== null) return;

@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Executor } from '../src/db/database.js';
-import { preparedQuery } from '../src/db/prepared.js';
+import { preparedQuery, preparedRowQuery } from '../src/db/prepared.js';
 import { openMigratedDb, type MigratedDb } from './support/migrated-db.js';
 
 let opened: MigratedDb;
@@ -67,6 +67,26 @@ describe('preparedQuery', () => {
     expect(await byPlan(db.kysely, 'enterprise', 10)).toEqual([]);
   });
 
+  it('is built once per database, its transactions included', async () => {
+    let builds = 0;
+    const named = preparedQuery((db: Executor, id: string) => {
+      builds += 1;
+      return db.selectFrom('organizations').select('name').where('id', '=', id);
+    });
+    expect(await named(db.kysely, 'org_a')).toEqual([{ name: 'Org org_a' }]);
+    for (const id of ['org_b', 'org_c'])
+      expect(await db.kysely.transaction().execute((trx) => named(trx, id))).toEqual([{ name: `Org ${id}` }]);
+    expect(builds).toBe(1);
+    // Another database compiles its own.
+    const other = await openMigratedDb();
+    try {
+      expect(await named(other.db.kysely, 'org_a')).toEqual([]);
+      expect(builds).toBe(2);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('refuses an argument that shapes the query instead of being a value', async () => {
     // The placeholder is truthy, so the query would always filter — and never by the argument.
     const shaped = preparedQuery((db: Executor, onlyPro: boolean) => {
@@ -82,6 +102,36 @@ describe('preparedQuery', () => {
       db.selectFrom('organizations').select('id').where('plan', '=', plan),
     );
     await expect(defaulted(db.kysely, 'free')).rejects.toThrow('1 arguments for 0');
+  });
+});
+
+describe('preparedRowQuery', () => {
+  const insertOrganization = preparedRowQuery(
+    ['id', 'name', 'plan', 'settings', 'created_at'],
+    (db: Executor, row: ReturnType<typeof organization>) => db.insertInto('organizations').values(row),
+  );
+
+  it('writes each call its own row', async () => {
+    await insertOrganization(db.kysely, organization('org_r1', 'free'));
+    await db.kysely.transaction().execute((trx) => insertOrganization(trx, organization('org_r2', 'team')));
+    const rows = await db.kysely
+      .selectFrom('organizations')
+      .select(['id', 'plan'])
+      .where('id', 'in', ['org_r1', 'org_r2'])
+      .orderBy('id')
+      .execute();
+    expect(rows).toEqual([
+      { id: 'org_r1', plan: 'free' },
+      { id: 'org_r2', plan: 'team' },
+    ]);
+    await db.kysely.deleteFrom('organizations').where('id', 'in', ['org_r1', 'org_r2']).execute();
+  });
+
+  it('refuses a row with a column it does not write', async () => {
+    const row = { ...organization('org_r3', 'free'), project_count: 3 };
+    await expect(insertOrganization(db.kysely, row)).rejects.toThrow(
+      'column project_count is not one of its columns',
+    );
   });
 });
 

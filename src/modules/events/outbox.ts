@@ -4,6 +4,8 @@
  * live stream) starts from the rows, so nothing is lost when the process dies after the commit.
  */
 import type { Executor } from '../../db/database.js';
+import { preparedQuery, preparedRowQuery } from '../../db/prepared.js';
+import type { EventsTable } from '../../db/tables.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { AppEvent, EventType } from './event.js';
@@ -21,20 +23,29 @@ export interface Outbox {
   ): Promise<AppEvent>;
 }
 
+// Prepared (db/prepared.ts): every change that emits an event runs both.
+const nextSeq = preparedQuery((db: Executor, organizationId: string) =>
+  db
+    .insertInto('event_sequences')
+    .values({ organization_id: organizationId, seq: 1 })
+    .onConflict((oc) =>
+      oc.column('organization_id').doUpdateSet((eb) => ({ seq: eb('event_sequences.seq', '+', 1) })),
+    )
+    .returning('seq'),
+);
+
+const insertEvent = preparedRowQuery(
+  ['id', 'organization_id', 'seq', 'type', 'data', 'created_at'],
+  (db: Executor, row: EventsTable) => db.insertInto('events').values(row),
+);
+
 export function createOutbox(deps: { clock: Clock; fanOut: EventFanOut; afterEmit?: () => void }): Outbox {
   const { clock, fanOut } = deps;
   return {
     async emit(db, organizationId, type, data) {
       // The counter row stays locked until commit: events of one organization are numbered in
       // commit order, so a reader resuming after number n misses none committed later.
-      const { seq } = await db
-        .insertInto('event_sequences')
-        .values({ organization_id: organizationId, seq: 1 })
-        .onConflict((oc) =>
-          oc.column('organization_id').doUpdateSet((eb) => ({ seq: eb('event_sequences.seq', '+', 1) })),
-        )
-        .returning('seq')
-        .executeTakeFirstOrThrow();
+      const [{ seq }] = (await nextSeq(db, organizationId)) as [{ seq: number }];
       const event: AppEvent = {
         id: newId('evt'),
         seq,
@@ -43,17 +54,14 @@ export function createOutbox(deps: { clock: Clock; fanOut: EventFanOut; afterEmi
         data,
         createdAt: clock.now().toISOString(),
       };
-      await db
-        .insertInto('events')
-        .values({
-          id: event.id,
-          organization_id: organizationId,
-          seq,
-          type,
-          data: JSON.stringify(data),
-          created_at: event.createdAt,
-        })
-        .execute();
+      await insertEvent(db, {
+        id: event.id,
+        organization_id: organizationId,
+        seq,
+        type,
+        data: JSON.stringify(data),
+        created_at: event.createdAt,
+      });
       await fanOut(db, event);
       deps.afterEmit?.();
       return event;

@@ -1,17 +1,23 @@
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { TranslationGlossariesTable, TranslationStatesTable } from '../../db/tables.js';
 import { parseSettings } from '../organizations/index.js';
 
 export type StateRow = TranslationStatesTable;
 
 /** The project's source locale: its own, or its organization's defaultLocale. */
-async function sourceLocaleOf(db: Executor, projectId: string): Promise<string> {
-  const row = await db
+// Prepared (db/prepared.ts) where every listing edit runs them.
+const sourceLocaleRow = preparedQuery((db: Executor, projectId: string) =>
+  db
     .selectFrom('projects')
     .innerJoin('organizations', 'organizations.id', 'projects.organization_id')
     .select(['projects.source_locale', 'organizations.settings'])
-    .where('projects.id', '=', projectId)
-    .executeTakeFirstOrThrow();
+    .where('projects.id', '=', projectId),
+);
+
+async function sourceLocaleOf(db: Executor, projectId: string): Promise<string> {
+  const [row] = await sourceLocaleRow(db, projectId);
+  if (row === undefined) throw new Error(`project ${projectId} not found`);
   return row.source_locale ?? parseSettings(row.settings).defaultLocale;
 }
 
@@ -75,38 +81,36 @@ async function deleteProjectStates(db: Executor, projectId: string): Promise<voi
 }
 
 /** The target texts of one store field across the project's other active locales. */
-async function targetValues(
-  db: Executor,
-  projectId: string,
-  store: string,
-  field: string,
-  sourceLocale: string,
-) {
-  return db
-    .selectFrom('listing_fields')
-    .innerJoin('listings', 'listings.id', 'listing_fields.listing_id')
-    .select(['listings.locale', 'listing_fields.value'])
-    .where('listings.project_id', '=', projectId)
-    .where('listings.store', '=', store)
-    .where('listings.status', '=', 'active')
-    .where('listings.locale', '!=', sourceLocale)
-    .where('listing_fields.field', '=', field)
-    .where('listing_fields.value', 'is not', null)
-    .execute();
-}
+const targetValues = preparedQuery(
+  (db: Executor, projectId: string, store: string, field: string, sourceLocale: string) =>
+    db
+      .selectFrom('listing_fields')
+      .innerJoin('listings', 'listings.id', 'listing_fields.listing_id')
+      .select(['listings.locale', 'listing_fields.value'])
+      .where('listings.project_id', '=', projectId)
+      .where('listings.store', '=', store)
+      .where('listings.status', '=', 'active')
+      .where('listings.locale', '!=', sourceLocale)
+      .where('listing_fields.field', '=', field)
+      .where('listing_fields.value', 'is not', null),
+);
+
+const fieldValueRow = preparedQuery(
+  (db: Executor, projectId: string, store: string, locale: string, field: string) =>
+    db
+      .selectFrom('listing_fields')
+      .innerJoin('listings', 'listings.id', 'listing_fields.listing_id')
+      .select('listing_fields.value')
+      .where('listings.project_id', '=', projectId)
+      .where('listings.store', '=', store)
+      .where('listings.locale', '=', locale)
+      .where('listings.status', '=', 'active')
+      .where('listing_fields.field', '=', field),
+);
 
 /** A field's text in one listing (null when unset or the listing is absent or removed). */
 async function fieldValue(db: Executor, projectId: string, store: string, locale: string, field: string) {
-  const row = await db
-    .selectFrom('listing_fields')
-    .innerJoin('listings', 'listings.id', 'listing_fields.listing_id')
-    .select('listing_fields.value')
-    .where('listings.project_id', '=', projectId)
-    .where('listings.store', '=', store)
-    .where('listings.locale', '=', locale)
-    .where('listings.status', '=', 'active')
-    .where('listing_fields.field', '=', field)
-    .executeTakeFirst();
+  const [row] = await fieldValueRow(db, projectId, store, locale, field);
   return row?.value ?? null;
 }
 

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../../db/tables.js';
 import type { EventType } from '../events/index.js';
 import type { Attempt } from './sender.js';
@@ -46,13 +47,14 @@ export const listWebhooks = (db: Executor, organizationId: string) =>
     .orderBy('id')
     .execute();
 
-export const enabledWebhooks = (db: Executor, organizationId: string) =>
+/** Prepared (db/prepared.ts): every event asks. */
+export const enabledWebhooks = preparedQuery((db: Executor, organizationId: string) =>
   db
     .selectFrom('webhooks')
     .select(['id', 'events'])
     .where('organization_id', '=', organizationId)
-    .where('enabled', '=', 1)
-    .execute();
+    .where('enabled', '=', 1),
+);
 
 export async function insertDelivery(db: Executor, row: WebhookDeliveriesTable): Promise<void> {
   await db.insertInto('webhook_deliveries').values(row).execute();

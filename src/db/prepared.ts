@@ -15,10 +15,11 @@ interface Compiled<R> {
 /**
  * A query that is built and compiled once per database, then run with new argument values.
  * Building a Kysely query costs more than running a small indexed one (the profile in
- * BENCHMARKS.md), so the queries every request runs — the key lookup, a project page — are
- * prepared. `build` receives placeholders for its arguments and must use each only as a value
- * (in a where clause, limit, offset, ...), never to decide the shape of the query; it declares
- * each argument plainly (no defaults, no rest), since their number is read from `build.length`.
+ * BENCHMARKS.md), so the queries every request runs — the key lookup, a project page, a listing
+ * edit's statements — are prepared. `build` receives placeholders for its arguments and must use
+ * each only as a value (in a where clause, limit, offset, ...), never to decide the shape of the
+ * query; it declares each argument plainly (no defaults, no rest), since their number is read
+ * from `build.length`.
  *
  * Compiled once per database: the compiled query is kept by the database's adapter, which its
  * transactions share (a transaction is a new executor over the same dialect). An executor with

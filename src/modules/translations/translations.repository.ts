@@ -5,7 +5,6 @@ import { parseSettings } from '../organizations/index.js';
 
 export type StateRow = TranslationStatesTable;
 
-/** The project's source locale: its own, or its organization's defaultLocale. */
 // Prepared (db/prepared.ts) where every listing edit runs them.
 const sourceLocaleRow = preparedQuery((db: Executor, projectId: string) =>
   db
@@ -15,6 +14,7 @@ const sourceLocaleRow = preparedQuery((db: Executor, projectId: string) =>
     .where('projects.id', '=', projectId),
 );
 
+/** The project's source locale: its own, or its organization's defaultLocale. */
 async function sourceLocaleOf(db: Executor, projectId: string): Promise<string> {
   const [row] = await sourceLocaleRow(db, projectId);
   if (row === undefined) throw new Error(`project ${projectId} not found`);

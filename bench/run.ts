@@ -30,6 +30,7 @@ import { runMedia, type MediaResult } from './media.js';
 import { runStoreMedia, type StoreMediaResult } from './store-media.js';
 import { runBackground, type BackgroundResult } from './background.js';
 import { runDashboard, type DashboardResult } from './dashboard.js';
+import { checkPerf, PERF_NODE_ARGS, recordPerf } from './perf-record.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'bin/appmeta');
@@ -40,6 +41,7 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 /** Scenarios and databases to run, e.g. BENCH_SCENARIOS=1,3 BENCH_DATABASES=sqlite; all by default. */
 const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7,8').split(',').map(Number));
 const PROFILE_DIR = process.env.BENCH_PROFILE;
+const PERF_DIR = process.env.BENCH_PERF === undefined ? undefined : path.resolve(process.env.BENCH_PERF);
 /** Organizations each of scenarios 1 and 2 spreads its load over (see runDatabase). */
 const ORGANIZATIONS = 30;
 /** Load runs of scenario 1 per database, service and anchor taking turns; the median is reported. */
@@ -180,8 +182,13 @@ async function createDatabase(kind: 'sqlite' | 'postgres') {
   };
 }
 
-function startProcess(command: string, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+function startProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd?: string,
+): ChildProcess {
+  return spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
 async function bare(body: string, contentType: string, scenario: Omit<autocannon.Options, 'url'>) {
@@ -295,12 +302,17 @@ async function runDatabase(kind: 'sqlite' | 'postgres') {
   const port = await freePort();
   // BENCH_PROFILE=<dir> writes a V8 CPU profile of the service to <dir> when it exits.
   const profile = PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`];
-  const service = startProcess(process.execPath, [...profile, BIN, 'serve'], {
-    ...env,
-    PORT: String(port),
-  });
+  // BENCH_PERF=<dir>: perf samples of the service (bench/perf-record.ts); its jitdump goes to <dir>.
+  const perfArgs = PERF_DIR === undefined ? [] : PERF_NODE_ARGS;
+  const service = startProcess(
+    process.execPath,
+    [...profile, ...perfArgs, BIN, 'serve'],
+    { ...env, PORT: String(port) },
+    PERF_DIR,
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitHealthy(url);
+  const perf = PERF_DIR === undefined ? null : recordPerf(service.pid!, PERF_DIR, `service-${kind}`);
   /** A throughput row: the service's run beside the bare server's, and the service's peak RSS. */
   const pushLoadRow = (scenario: string, run: LoadResult, bareRun: LoadResult) =>
     rows.push({
@@ -412,6 +424,7 @@ async function runDatabase(kind: 'sqlite' | 'postgres') {
   } finally {
     service.kill('SIGTERM');
     await new Promise((resolve) => service.once('exit', resolve));
+    await perf?.finish();
     await database.drop();
   }
 }
@@ -578,6 +591,10 @@ async function runPush() {
 }
 
 async function main() {
+  if (PERF_DIR !== undefined) {
+    checkPerf();
+    fs.mkdirSync(PERF_DIR, { recursive: true });
+  }
   const kinds: ('sqlite' | 'postgres')[] = [];
   if (DATABASES.includes('sqlite')) kinds.push('sqlite');
   if (DATABASES.includes('postgres')) {

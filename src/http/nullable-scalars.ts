@@ -11,8 +11,8 @@ type Schema = Record<string | symbol, unknown>;
 
 const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean']);
 
-/** Keywords whose value is a schema, or a list or map of schemas, that a response may nest. */
-const SCHEMA_KEYWORDS = ['items', 'additionalProperties', 'not'] as const;
+/** Keywords whose value is a schema, or a list or map of schemas, that the serializer writes. */
+const SCHEMA_KEYWORDS = ['items', 'additionalProperties'] as const;
 const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions'] as const;
 

@@ -21,7 +21,7 @@ export const PERF_NODE_ARGS = ['--perf-prof'];
 
 /** Fails at start-up, not after the seeding, when `perf` cannot run here. */
 export function checkPerf(): void {
-  const probe = spawnSync('perf', ['--version'], { encoding: 'utf8' });
+  const probe = spawnSync('perf', ['--version'], { stdio: 'ignore' });
   if (probe.error !== undefined || probe.status !== 0) {
     throw new Error('BENCH_PERF needs Linux perf on the PATH (Debian: apt install linux-perf)');
   }

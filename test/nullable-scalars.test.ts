@@ -11,7 +11,11 @@ const Project = Type.Object({
   rank: Type.Optional(Nullable(Type.Integer())),
   lastSyncedAt: Nullable(Type.String({ format: 'date-time' })),
 });
-const Page = Type.Object({ projects: Type.Array(Project), total: Nullable(Type.Number()) });
+const Page = Type.Object({
+  projects: Type.Array(Project),
+  total: Nullable(Type.Number()),
+  byLocale: Type.Record(Type.String(), Nullable(Type.String())),
+});
 
 describe('withNullableScalars', () => {
   it('writes every nullable scalar as nullable: true, nested in objects and arrays', () => {
@@ -21,6 +25,9 @@ describe('withNullableScalars', () => {
     expect(project.rank).toEqual({ ...Type.Integer(), nullable: true });
     expect(project.lastSyncedAt).toEqual({ ...Type.String({ format: 'date-time' }), nullable: true });
     expect(rewritten.properties.total).toEqual({ ...Type.Number(), nullable: true });
+    expect(Object.values(rewritten.properties.byLocale.patternProperties)).toEqual([
+      { ...Type.String(), nullable: true },
+    ]);
     expect(project.id).toBe(Page.properties.projects.items.properties.id);
   });
 
@@ -60,9 +67,11 @@ describe('the response serializers', () => {
         { id: 'p3', appStoreAppId: 'a "quoted" id', lastSyncedAt: null },
       ],
       total: 3,
+      byLocale: { 'en-US': 'Hello', 'de-DE': null },
     };
     expect(JSON.parse(serialize(page))).toEqual(page);
-    expect(JSON.parse(serialize({ projects: [], total: null }))).toEqual({ projects: [], total: null });
+    const empty = { projects: [], total: null, byLocale: {} };
+    expect(JSON.parse(serialize(empty))).toEqual(empty);
   });
 
   it('do not validate a nullable value against its union (which would throw for a bad format)', () => {

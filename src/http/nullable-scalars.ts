@@ -11,10 +11,10 @@ type Schema = Record<string | symbol, unknown>;
 
 const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean']);
 
-/** Keywords whose value is a schema, or a list or map of schemas, that the serializer writes. */
+/** Keywords whose value is a schema, or a list or map of schemas, as our TypeBox schemas nest them. */
 const SCHEMA_KEYWORDS = ['items', 'additionalProperties'] as const;
-const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
-const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions'] as const;
+const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf'] as const;
+const SCHEMA_MAPS = ['properties', 'patternProperties'] as const;
 
 const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null;
 

@@ -5,6 +5,7 @@
  * whose instance died is picked up again once it expires.
  */
 import { CompiledQuery } from 'kysely';
+import type pg from 'pg';
 import type PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import { lazyModule } from '../shared/lazy-module.js';
@@ -13,13 +14,38 @@ import { createWaker, JOBS, JOB_NAMES, type JobHandlers, type JobName, type JobQ
 /** How often an idle worker of another instance looks for new jobs; this instance is woken at once. */
 const POLL_SECONDS = 0.5;
 
+/** How long closing waits, after the last job, for workers' queries still under way. */
+const SETTLE_MS = 10_000;
+
 const pgBoss = lazyModule<typeof PgBoss>('pg-boss');
+const postgres = lazyModule<typeof pg>('pg');
 
 export function createPgBossJobQueue(databaseUrl: string): JobQueue {
-  const boss = new (pgBoss())({
+  let log: Logger | null = null;
+  // Our own pool rather than pg-boss's: its 14 workers share 4 connections, so fetches wait in the
+  // pool's queue, and pg-pool's end() drops waiting requests without settling them. Workers caught
+  // in such a fetch never stop and pg-boss's stop loop kept the process alive for ever. So closing
+  // waits until nothing is under way (`busy`), then ends the pool, and fails what still waits.
+  const pool = new (postgres().Pool)({
     connectionString: databaseUrl,
     max: 4,
     application_name: 'appmeta-jobs',
+  });
+  pool.on('error', (error) => log?.error({ err: error }, 'job queue connection error'));
+  let busy = 0;
+  const tracked = async <T>(work: () => Promise<T>): Promise<T> => {
+    busy += 1;
+    try {
+      return await work();
+    } finally {
+      busy -= 1;
+    }
+  };
+  let abandon: (error: Error) => void = () => undefined;
+  const abandoned = new Promise<never>((_, reject) => (abandon = reject));
+  abandoned.catch(() => undefined);
+  const boss = new (pgBoss())({
+    db: { executeSql: (text, values) => tracked(() => Promise.race([pool.query(text, values), abandoned])) },
     // Completed jobs are kept a day for inspection; our own tables hold the history.
     deleteAfterDays: 1,
   });
@@ -30,7 +56,6 @@ export function createPgBossJobQueue(databaseUrl: string): JobQueue {
     for (const id of workerIds.get(name) ?? []) boss.notifyWorker(id);
   };
   const wakeSoon = createWaker(wake);
-  let log: Logger | null = null;
   boss.on('error', (error) => log?.error({ err: error }, 'job queue error'));
 
   /** Installs pg-boss's schema and our queues once, on first use. */
@@ -76,7 +101,7 @@ export function createPgBossJobQueue(databaseUrl: string): JobQueue {
             { batchSize: 1, pollingIntervalSeconds: POLL_SECONDS },
             async ([job]) => {
               try {
-                await handlers[name](job!.data);
+                await tracked(() => handlers[name](job!.data));
               } catch (error) {
                 logger.error({ err: error, job: name, jobId: job!.id }, 'job failed');
                 throw error;
@@ -93,9 +118,16 @@ export function createPgBossJobQueue(databaseUrl: string): JobQueue {
     },
     close: () =>
       (closing ??= (async () => {
-        if (started === null) return;
-        await started.catch(() => undefined);
-        await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+        if (started !== null) {
+          await started.catch(() => undefined);
+          // Returns once no job runs; workers may still be fetching or completing.
+          await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+          for (const deadline = Date.now() + SETTLE_MS; busy > 0 && Date.now() < deadline;) {
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+        }
+        abandon(new Error('the job queue is closed'));
+        await pool.end();
       })()),
   };
 }

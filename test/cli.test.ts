@@ -37,6 +37,7 @@ beforeAll(async () => {
       '2026_11_24_0010_store_media',
       '2026_11_24_0011_create_releases',
       '2026_11_24_0012_create_translations',
+      '2026_11_27_0013_index_linked_projects',
     ],
   });
   h = await startHarness({ database });

@@ -34,6 +34,19 @@ const linkedStores = (row: { app_store_app_id: string | null; play_store_package
     (store) => (store === 'appstore' ? row.app_store_app_id : row.play_store_package_name) !== null,
   );
 
+/**
+ * The projects linked to a store, with their organization's settings. The condition is the one
+ * of the partial index projects_linked_idx, word for word, so that the databases read only them.
+ */
+export const linkedProjects = (db: Executor) =>
+  db
+    .selectFrom('projects as p')
+    .innerJoin('organizations as o', 'o.id', 'p.organization_id')
+    .select(['p.id', 'p.drift_checked_at', 'o.settings'])
+    .where((eb) =>
+      eb.or([eb('p.app_store_app_id', 'is not', null), eb('p.play_store_package_name', 'is not', null)]),
+    );
+
 export function createDriftDetection(deps: {
   db: Executor;
   clock: Clock;
@@ -159,14 +172,7 @@ export function createDriftDetection(deps: {
      */
     async schedule(): Promise<number> {
       const now = clock.now().getTime();
-      const rows = await db
-        .selectFrom('projects as p')
-        .innerJoin('organizations as o', 'o.id', 'p.organization_id')
-        .select(['p.id', 'p.drift_checked_at', 'o.settings'])
-        .where((eb) =>
-          eb.or([eb('p.app_store_app_id', 'is not', null), eb('p.play_store_package_name', 'is not', null)]),
-        )
-        .execute();
+      const rows = await linkedProjects(db).execute();
       let queued = 0;
       for (const row of rows) {
         const minutes = parseSettings(row.settings).driftCheckMinutes;

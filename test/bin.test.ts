@@ -36,12 +36,15 @@ beforeEach(() => {
   fs.symlinkSync(path.resolve(import.meta.dirname, '../node_modules'), path.join(root, 'node_modules'));
   fs.writeFileSync(path.join(root, 'src/cli/main.ts'), entry('src'));
   fs.writeFileSync(path.join(root, 'dist/cli/main.js'), entry('dist'));
-  // bin/appmeta caps the young generation before it loads the CLI, from the same tree.
-  for (const file of ['src/shared/young-generation.ts', 'dist/shared/young-generation.js']) {
+  // bin/appmeta sizes the heap before it loads the CLI, from the same tree.
+  for (const file of ['src/shared/heap-sizing.ts', 'dist/shared/heap-sizing.js']) {
     fs.mkdirSync(path.join(root, path.dirname(file)), { recursive: true });
-    fs.writeFileSync(path.join(root, file), 'export function capYoungGeneration() {}\n');
+    fs.writeFileSync(
+      path.join(root, file),
+      'export function capYoungGeneration() {}\nexport function limitOldGenerationGrowth() {}\n',
+    );
   }
-  stamp('src/shared/young-generation.ts', 60);
+  stamp('src/shared/heap-sizing.ts', 60);
 });
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 

@@ -18,7 +18,7 @@ import { createLogger } from '../logger.js';
 import { operatorContext, type OperationId, type RequestContext } from '../modules/access/index.js';
 import { IMPORT_LIMITS, type FileTree } from '../modules/listings/index.js';
 import { startServer, startWorkerProcess, StartupError, stopOnSignals } from '../server.js';
-import { liftYoungGenerationCap } from '../shared/young-generation.js';
+import { liftYoungGenerationCap } from '../shared/heap-sizing.js';
 import { tailEvents } from './events-tail.js';
 import { createServices, type Services } from '../services.js';
 import { systemClock } from '../shared/clock.js';

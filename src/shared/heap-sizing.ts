@@ -8,6 +8,9 @@ import v8 from 'node:v8';
 /** The young generation's cap, in MB: V8 stops doubling it once it is this large. */
 const YOUNG_GENERATION_MAX_MB = 8;
 
+/** How often the young generation's size is looked at once it has reached its cap. */
+const CHECK_EVERY_MS = 100;
+
 /** V8's `--semi-space-growth-factor` default. */
 const DEFAULT_GROWTH_FACTOR = 2;
 
@@ -29,26 +32,40 @@ let lift: (() => void) | null = null;
  * event loop (BENCHMARKS.md: about 20 MB less peak memory, the same CPU per request). V8's own
  * limit, `--max-semi-space-size`, is read once when the heap is made, so it can only be given on
  * node's command line; what V8 reads each time it grows the young generation is the growth
- * factor. After each collection the factor is therefore 1 (no growth) while the young generation
- * is at its cap, and V8's default once it is below (after an idle shrink). Node reports
- * collections a turn or two of the event loop after they happen, so a burst of survivors can
- * double the young generation once more before the factor is set: the cap is soft, by at most
- * one doubling, until the next idle shrink. An operator's own `--max-semi-space-size` (node's
- * arguments or NODE_OPTIONS) rules instead.
+ * factor. The factor is therefore 1 (no growth) while the young generation is at its cap, and
+ * V8's default while it is below (after an idle shrink). An operator's own `--max-semi-space-size`
+ * (node's arguments or NODE_OPTIONS) rules instead.
+ *
+ * Until the young generation first reaches the cap, the size is looked at after each collection
+ * (Node's `gc` performance entries): start-up's survivors double it within milliseconds. Node
+ * reports collections a turn or two of the event loop late, so a burst can double it once more
+ * before the factor is set: the cap is soft, by at most one doubling, until the next idle shrink.
+ * From then on a timer looks every CHECK_EVERY_MS: under load V8 doubles the young generation
+ * only after as many bytes as it holds have survived, hundreds of collections, while Node builds
+ * an entry object with deprecation wrappers for each of some 140 collections a second and queues
+ * it for the observer; the entries outlived the collections and were most of what the service
+ * promoted to the old generation (BENCHMARKS.md).
  */
 export function capYoungGeneration(maxMb: number = YOUNG_GENERATION_MAX_MB): void {
   if (givenByOperator(/--max[-_]semi[-_]space[-_]size/) || lift !== null) return;
   const cap = maxMb * 1024 * 1024;
   let holding = false;
-  const observer = new PerformanceObserver(() => {
+  let timer: NodeJS.Timeout | null = null;
+  const check = () => {
     const hold = youngGenerationBytes() >= cap;
     if (hold === holding) return;
     holding = hold;
     v8.setFlagsFromString(`--semi-space-growth-factor=${hold ? 1 : DEFAULT_GROWTH_FACTOR}`);
-  });
+    if (hold && timer === null) {
+      observer.disconnect();
+      timer = setInterval(check, CHECK_EVERY_MS).unref();
+    }
+  };
+  const observer = new PerformanceObserver(check);
   observer.observe({ entryTypes: ['gc'] });
   lift = () => {
     observer.disconnect();
+    if (timer !== null) clearInterval(timer);
     if (holding) v8.setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`);
     lift = null;
   };

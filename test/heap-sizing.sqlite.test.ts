@@ -31,34 +31,57 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /**
- * Keeps a rolling window of ~2 MB of live objects for a second, so that every collection finds
- * survivors, and reports the largest young generation seen.
+ * A child process that keeps `keep` objects for good, replaces a rolling window of `window`
+ * objects (`perTurn` a turn of the event loop, for `ms`), and reports the largest size `measure`
+ * saw; `setup` runs first. Objects of the window outlive some collections, then die.
  */
-const workload = () => `
-const { capYoungGeneration, liftYoungGenerationCap, youngGenerationBytes } = await import(${JSON.stringify(MODULE)});
-const cap = Number(process.env.CAP_MB);
-if (cap > 0) capYoungGeneration(cap);
-if (process.env.LIFT === '1') liftYoungGenerationCap();
-const live = new Array(20000);
+const churn = (o: {
+  setup: string;
+  keep: number;
+  window: number;
+  perTurn: number;
+  ms: number;
+  measure: string;
+}) => `
+const sizing = await import(${JSON.stringify(MODULE)});
+${o.setup}
+globalThis.kept = Array.from({ length: ${o.keep} }, (_, i) => ({ i, text: 'kept ' + i }));
+const window = new Array(${o.window});
 let largest = 0;
 let n = 0;
-for (const end = Date.now() + 1000; Date.now() < end; ) {
-  for (let k = 0; k < 1000; k++, n++) live[n % live.length] = { n, pair: [n, n + 1], text: 'item ' + n };
+for (const end = Date.now() + ${o.ms}; Date.now() < end; ) {
+  for (let k = 0; k < ${o.perTurn}; k++, n++) window[n % window.length] = { n, pair: [n, n + 1], text: 'item ' + n };
   await new Promise((resolve) => setImmediate(resolve));
-  largest = Math.max(largest, youngGenerationBytes());
+  largest = Math.max(largest, sizing.${o.measure}());
 }
 process.stdout.write(String(largest));
 `;
 
-async function largestYoungGeneration(
-  capMb: number,
-  { nodeArgs = [], lift = false }: { nodeArgs?: string[]; lift?: boolean } = {},
-): Promise<number> {
-  const { stdout } = await run(process.execPath, [...nodeArgs, '--input-type=module', '--eval', workload()], {
-    env: { ...process.env, NODE_OPTIONS: '', CAP_MB: String(capMb), LIFT: lift ? '1' : '' },
+async function largestIn(script: string, env: Record<string, string>, nodeArgs: string[] = []) {
+  const { stdout } = await run(process.execPath, [...nodeArgs, '--input-type=module', '--eval', script], {
+    env: { ...process.env, NODE_OPTIONS: '', ...env },
   });
   return Number(stdout);
 }
+
+/** ~2 MB of live objects in a window for a second: every collection finds survivors. */
+// Functions: MODULE exists only once beforeAll has run.
+const youngWorkload = () =>
+  churn({
+    setup: `const cap = Number(process.env.CAP_MB);
+if (cap > 0) sizing.capYoungGeneration(cap);
+if (process.env.LIFT === '1') sizing.liftYoungGenerationCap();`,
+    keep: 0,
+    window: 20_000,
+    perTurn: 1000,
+    ms: 1000,
+    measure: 'youngGenerationBytes',
+  });
+
+const largestYoungGeneration = (
+  capMb: number,
+  { nodeArgs = [], lift = false }: { nodeArgs?: string[]; lift?: boolean } = {},
+) => largestIn(youngWorkload(), { CAP_MB: String(capMb), LIFT: lift ? '1' : '' }, nodeArgs);
 
 describe('the young generation of a long-running process', () => {
   it('grows past 8 MB under this load when nothing caps it', async () => {
@@ -84,35 +107,21 @@ describe('the young generation of a long-running process', () => {
 });
 
 /**
- * Keeps ~10 MB for good (the service's code, schemas and caches) and a rolling window of objects
- * that outlive a few scavenges and then die in the old generation (a request's, under load);
- * reports the largest old generation seen.
+ * ~10 MB kept for good (the service's code, schemas and caches) and a window whose objects are
+ * promoted and then die in the old generation (a request's, under load).
  */
-const oldWorkload = () => `
-const { limitOldGenerationGrowth, oldGenerationBytes } = await import(${JSON.stringify(MODULE)});
-if (process.env.LIMIT === '1') limitOldGenerationGrowth();
-globalThis.kept = Array.from({ length: 100000 }, (_, i) => ({ i, text: 'kept ' + i }));
-const window = new Array(100000);
-let largest = 0;
-let n = 0;
-for (const end = Date.now() + 1500; Date.now() < end; ) {
-  for (let k = 0; k < 2000; k++, n++) window[n % window.length] = { n, pair: [n, n + 1], text: 'item ' + n };
-  await new Promise((resolve) => setImmediate(resolve));
-  largest = Math.max(largest, oldGenerationBytes());
-}
-process.stdout.write(String(largest));
-`;
+const oldWorkload = () =>
+  churn({
+    setup: "if (process.env.LIMIT === '1') sizing.limitOldGenerationGrowth();",
+    keep: 100_000,
+    window: 100_000,
+    perTurn: 2000,
+    ms: 1500,
+    measure: 'oldGenerationBytes',
+  });
 
-async function largestOldGeneration({ limit, nodeArgs = [] }: { limit: boolean; nodeArgs?: string[] }) {
-  const { stdout } = await run(
-    process.execPath,
-    [...nodeArgs, '--input-type=module', '--eval', oldWorkload()],
-    {
-      env: { ...process.env, NODE_OPTIONS: '', LIMIT: limit ? '1' : '' },
-    },
-  );
-  return Number(stdout);
-}
+const largestOldGeneration = ({ limit, nodeArgs = [] }: { limit: boolean; nodeArgs?: string[] }) =>
+  largestIn(oldWorkload(), { LIMIT: limit ? '1' : '' }, nodeArgs);
 
 describe('the old generation of a long-running process', () => {
   // V8's own growth reached 134–143 MB under this load, the limited one 58–63 MB (live: ~25 MB).

@@ -8,7 +8,7 @@ import v8 from 'node:v8';
 /** The young generation's cap, in MB: V8 stops doubling it once it is this large. */
 const YOUNG_GENERATION_MAX_MB = 8;
 
-/** How often the young generation's size is looked at once it has reached its cap. */
+/** How often the young generation's size is looked at while it is at its cap. */
 const CHECK_EVERY_MS = 100;
 
 /** V8's `--semi-space-growth-factor` default. */
@@ -36,15 +36,14 @@ let lift: (() => void) | null = null;
  * V8's default while it is below (after an idle shrink). An operator's own `--max-semi-space-size`
  * (node's arguments or NODE_OPTIONS) rules instead.
  *
- * Until the young generation first reaches the cap, the size is looked at after each collection
- * (Node's `gc` performance entries): start-up's survivors double it within milliseconds. Node
+ * While the young generation is below the cap, the size is looked at after each collection
+ * (Node's `gc` performance entries): a burst of survivors doubles it within milliseconds. Node
  * reports collections a turn or two of the event loop late, so a burst can double it once more
- * before the factor is set: the cap is soft, by at most one doubling, until the next idle shrink.
- * From then on a timer looks every CHECK_EVERY_MS: under load V8 doubles the young generation
- * only after as many bytes as it holds have survived, hundreds of collections, while Node builds
- * an entry object with deprecation wrappers for each of some 140 collections a second and queues
- * it for the observer; the entries outlived the collections and were most of what the service
- * promoted to the old generation (BENCHMARKS.md).
+ * before the factor is set: the cap is soft, by at most one doubling, until the next shrink.
+ * While it is at the cap, where it cannot grow, a timer looks every CHECK_EVERY_MS for a shrink
+ * instead: Node builds an entry object with deprecation wrappers for each of some 140 collections
+ * a second under load and queues it for the observer; the entries outlived the collections and
+ * were most of what the service promoted to the old generation (BENCHMARKS.md).
  */
 export function capYoungGeneration(maxMb: number = YOUNG_GENERATION_MAX_MB): void {
   if (givenByOperator(/--max[-_]semi[-_]space[-_]size/) || lift !== null) return;
@@ -56,9 +55,13 @@ export function capYoungGeneration(maxMb: number = YOUNG_GENERATION_MAX_MB): voi
     if (hold === holding) return;
     holding = hold;
     v8.setFlagsFromString(`--semi-space-growth-factor=${hold ? 1 : DEFAULT_GROWTH_FACTOR}`);
-    if (hold && timer === null) {
+    if (hold) {
       observer.disconnect();
       timer = setInterval(check, CHECK_EVERY_MS).unref();
+    } else {
+      if (timer !== null) clearInterval(timer);
+      timer = null;
+      observer.observe({ entryTypes: ['gc'] });
     }
   };
   const observer = new PerformanceObserver(check);

@@ -223,10 +223,15 @@ describe('OpenAPI', () => {
     },
   );
 
-  it('serves a reference page at /docs', async () => {
+  it('serves a reference page at /docs, with the files it loads', async () => {
     const res = await h.app.inject({ method: 'GET', url: '/docs/' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');
     expect(res.body).toContain('swagger');
+    // Streamed by @fastify/static: an in-flight wrapper that made its handler async sent them empty.
+    const css = await h.app.inject({ method: 'GET', url: '/docs/static/swagger-ui.css' });
+    expect(css.statusCode).toBe(200);
+    expect(css.headers['content-type']).toContain('text/css');
+    expect(css.body.length).toBeGreaterThan(10_000);
   });
 });

@@ -19,8 +19,9 @@ const hasBody = (request: FastifyRequest) =>
  * database (seen in the benchmark as "driver has already been destroyed" at shutdown, and an
  * operation left "running").
  *
- * A request's work begins at onRequest and ends when its handler returns, when a reply is sent
- * without one (errors, 404), or when the client went away before its body could be read: Fastify
+ * A request's work begins at onRequest and ends when its handler's promise settles, when a reply
+ * is sent (errors, 404, handlers that answer by a callback), or when the client went away before
+ * its body could be read: Fastify
  * then never reads the body nor calls the handler. Register before any route; `idle()` resolves
  * once no work is counted.
  */
@@ -50,12 +51,19 @@ export function registerInFlightWork(app: FastifyInstance): { idle(): Promise<vo
   });
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
-    route.handler = async function (request, reply) {
+    route.handler = function (request, reply) {
+      let result: unknown;
       try {
-        return await handler.call(this, request, reply);
-      } finally {
+        result = handler.call(this, request, reply);
+      } catch (error) {
         end(request);
+        throw error;
       }
+      // A handler that replies later by itself (@fastify/static's file streams) returns no
+      // promise, and must not be given one: Fastify would send an empty reply when it resolved.
+      // Its work ends when that reply is sent (onSend).
+      if (!(result instanceof Promise)) return result;
+      return result.finally(() => end(request));
     };
   });
 

@@ -4,7 +4,6 @@
  */
 import fastifyCors from '@fastify/cors';
 import fastifySwagger from '@fastify/swagger';
-import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
@@ -26,6 +25,7 @@ import {
 } from './http/error-handler.js';
 import { genReqId } from './http/request-id.js';
 import { documentFor, finishDocument, markDocumentedBodies } from './http/openapi.js';
+import { registerReferencePage } from './http/reference-page.js';
 import { recordRoutes, type RouteEntry } from './http/route-table.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerIdentity, requireCaller } from './http/identity.js';
@@ -206,11 +206,7 @@ export async function buildApp(
       buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}`,
     },
   });
-  await app.register(fastifySwaggerUi, {
-    routePrefix: '/docs',
-    transformSpecificationClone: true,
-    transformSpecification: (document, request) => documentFor(document, request, config.publicUrl),
-  });
+  await registerReferencePage(app, config.publicUrl);
 
   healthRoutes(app, db);
   metricsRoute(app, rateLimiter);

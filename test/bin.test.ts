@@ -41,7 +41,8 @@ beforeEach(() => {
     fs.mkdirSync(path.join(root, path.dirname(file)), { recursive: true });
     fs.writeFileSync(
       path.join(root, file),
-      'export function capYoungGeneration() {}\nexport function limitOldGenerationGrowth() {}\n',
+      'export function capYoungGeneration() {}\nexport function limitOldGenerationGrowth() {}\n' +
+        'export const holdYoungGenerationWhile = (load) => load();\n',
     );
   }
   stamp('src/shared/heap-sizing.ts', 60);

@@ -31,9 +31,21 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /**
- * A child process that keeps `keep` objects for good, replaces a rolling window of `window`
- * objects (`perTurn` a turn of the event loop, for `ms`), and reports the largest size `measure`
- * saw; `setup` runs first. Objects of the window outlive some collections, then die.
+ * Code that replaces a rolling window of objects (`perTurn` a turn of the event loop, for `ms`) and
+ * leaves in `largest` the largest size `measure` saw; objects of the window outlive some
+ * collections, then die. With `yields: false` the run is synchronous, as a module's evaluation.
+ */
+const churnLoop = (o: { perTurn: number; ms: number; measure: string; yields?: boolean }) => `
+largest = 0;
+for (const end = Date.now() + ${o.ms}; Date.now() < end; ) {
+  for (let k = 0; k < ${o.perTurn}; k++, n++) window[n % window.length] = { n, pair: [n, n + 1], text: 'item ' + n };
+  ${o.yields === false ? '' : 'await new Promise((resolve) => setImmediate(resolve));'}
+  largest = Math.max(largest, sizing.${o.measure}());
+}`;
+
+/**
+ * A child process that keeps `keep` objects for good, churns a window of `window` objects and
+ * prints the largest size `measure` saw; `setup` runs first.
  */
 const churn = (o: {
   setup: string;
@@ -49,19 +61,16 @@ globalThis.kept = Array.from({ length: ${o.keep} }, (_, i) => ({ i, text: 'kept 
 const window = new Array(${o.window});
 let largest = 0;
 let n = 0;
-for (const end = Date.now() + ${o.ms}; Date.now() < end; ) {
-  for (let k = 0; k < ${o.perTurn}; k++, n++) window[n % window.length] = { n, pair: [n, n + 1], text: 'item ' + n };
-  await new Promise((resolve) => setImmediate(resolve));
-  largest = Math.max(largest, sizing.${o.measure}());
-}
+${churnLoop(o)}
 process.stdout.write(String(largest));
 `;
 
-async function largestIn(script: string, env: Record<string, string>, nodeArgs: string[] = []) {
+/** Runs a child process's script and answers what it printed, parsed as JSON. */
+async function largestIn<T = number>(script: string, env: Record<string, string>, nodeArgs: string[] = []) {
   const { stdout } = await run(process.execPath, [...nodeArgs, '--input-type=module', '--eval', script], {
     env: { ...process.env, NODE_OPTIONS: '', ...env },
   });
-  return Number(stdout);
+  return JSON.parse(stdout) as T;
 }
 
 /** ~2 MB of live objects in a window for a second: every collection finds survivors. */
@@ -77,6 +86,24 @@ if (process.env.LIFT === '1') sizing.liftYoungGenerationCap();`,
     ms: 1000,
     measure: 'youngGenerationBytes',
   });
+
+/**
+ * bin/appmeta loading the bundle: a capped young generation, a synchronous burst of survivors
+ * (held while it runs when HOLD=1), then a second of load; prints the largest young generation of
+ * each part.
+ */
+const loadingWorkload = () => `
+const sizing = await import(${JSON.stringify(MODULE)});
+sizing.capYoungGeneration(4);
+const window = new Array(20000);
+let largest = 0;
+let n = 0;
+const load = async () => { ${churnLoop({ perTurn: 1000, ms: 1000, measure: 'youngGenerationBytes', yields: false })} };
+await (process.env.HOLD === '1' ? sizing.holdYoungGenerationWhile(load) : load());
+const whileLoading = largest;
+${churnLoop({ perTurn: 1000, ms: 1000, measure: 'youngGenerationBytes' })}
+process.stdout.write(JSON.stringify([whileLoading, largest]));
+`;
 
 const largestYoungGeneration = (
   capMb: number,
@@ -96,6 +123,18 @@ describe('the young generation of a long-running process', () => {
 
   it('grows again once the cap is lifted (PostgreSQL)', async () => {
     expect(await largestYoungGeneration(4, { lift: true })).toBeGreaterThan(8 * MB);
+  });
+
+  it('outgrows its cap in a synchronous run, which the watcher cannot see', async () => {
+    const [whileLoading] = await largestIn<[number, number]>(loadingWorkload(), { HOLD: '' });
+    expect(whileLoading).toBeGreaterThan(8 * MB);
+  });
+
+  it('keeps its size while held for loading, then grows to the cap again', async () => {
+    const [whileLoading, after] = await largestIn<[number, number]>(loadingWorkload(), { HOLD: '1' });
+    expect(whileLoading).toBeLessThanOrEqual(4 * MB);
+    expect(after).toBeGreaterThanOrEqual(4 * MB);
+    expect(after).toBeLessThanOrEqual(8 * MB);
   });
 
   it("leaves the size to an operator's --max-semi-space-size", async () => {

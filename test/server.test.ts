@@ -50,6 +50,26 @@ describe('appmeta serve', () => {
     expect(await second.exited).toBe(0);
   });
 
+  it('serves the API, its reference page and the dashboard from the built bundle', async () => {
+    const served = serveHere();
+    try {
+      const url = await served.listening;
+      const get = async (path: string) => {
+        const res = await fetch(`${url}${path}`);
+        return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+      };
+      expect(await get('/api/v1/openapi.json')).toMatchObject({ status: 200, body: /"openapi":"3\.1\.0"/ });
+      expect(await get('/docs/')).toMatchObject({ status: 200, body: /swagger-ui\.css/ });
+      const css = await get('/docs/static/swagger-ui.css');
+      expect(css).toMatchObject({ status: 200, type: /text\/css/ });
+      expect(css.body.length).toBeGreaterThan(10_000);
+      expect(await get('/')).toMatchObject({ status: 200, body: /<div id="root">/ });
+    } finally {
+      served.child.kill('SIGTERM');
+      await served.exited;
+    }
+  });
+
   it('finishes an in-flight request during shutdown and refuses new connections', async () => {
     const config = loadConfig({
       DATABASE_URL: database.url,

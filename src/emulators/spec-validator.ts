@@ -7,11 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import AjvModule, { type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
+import { PACKAGE_ROOT } from '../shared/package-root.js';
 
 const Ajv = AjvModule.default;
 const addFormats = formatsModule.default;
 
-export const SPECS_DIR = path.resolve(import.meta.dirname, '../../specs');
+export const SPECS_DIR = path.join(PACKAGE_ROOT, 'specs');
 
 export interface SpecValidator {
   /** Returns null when `body` is valid for the named schema, else a short description of the problems. */

@@ -6,12 +6,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fastifyStatic, { type FastifyStaticOptions } from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PACKAGE_ROOT } from '../shared/package-root.js';
 import type { Api } from './api.js';
 
-export const WEB_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');
+export const WEB_ROOT = path.join(PACKAGE_ROOT, 'web/dist');
 
 /** No inline script or style, nothing from another origin, no framing. */
 const CONTENT_SECURITY_POLICY = [

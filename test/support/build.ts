@@ -1,6 +1,6 @@
 /**
- * Before the run: compiles src/ to dist/ (`npm run build`, incremental), so that the tests that
- * spawn bin/appmeta run the CLI as `npm start` ships it — and start in a second, not three.
+ * Before the run: bundles src/ into dist/ (`npm run build`), so that the tests that spawn
+ * bin/appmeta run the CLI as `npm start` ships it — and start in a second, not three.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';

@@ -21,9 +21,8 @@ const hasBody = (request: FastifyRequest) =>
  *
  * A request's work begins at onRequest and ends when its handler's promise settles, when a reply
  * is sent (errors, 404, handlers that answer by a callback), or when the client went away before
- * its body could be read: Fastify
- * then never reads the body nor calls the handler. Register before any route; `idle()` resolves
- * once no work is counted.
+ * its body could be read: Fastify then never reads the body nor calls the handler. Register before
+ * any route; `idle()` resolves once no work is counted.
  */
 export function registerInFlightWork(app: FastifyInstance): { idle(): Promise<void> } {
   let count = 0;

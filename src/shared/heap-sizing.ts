@@ -23,11 +23,15 @@ const OLD_GENERATION_GROWTH_PERCENT = 20;
 /** Stops the cap in force, if any. */
 let lift: (() => void) | null = null;
 
-/** Sets V8's growth factor from the cap's state; null while no cap is in force. */
-let applyGrowthFactor: (() => void) | null = null;
+/** Whether the young generation is at the cap in force. */
+let holding = false;
 
 /** Whether holdYoungGenerationWhile is running: the young generation keeps its size meanwhile. */
 let loading = false;
+
+/** Sets V8's growth factor from the cap's state: 1 (no growth) while held or at the cap. */
+const applyGrowthFactor = () =>
+  v8.setFlagsFromString(`--semi-space-growth-factor=${holding || loading ? 1 : DEFAULT_GROWTH_FACTOR}`);
 
 /**
  * Keeps V8's young generation at most `maxMb`; bin/appmeta calls it before it loads anything else.
@@ -54,15 +58,12 @@ let loading = false;
 export function capYoungGeneration(maxMb: number = YOUNG_GENERATION_MAX_MB): void {
   if (givenByOperator(/--max[-_]semi[-_]space[-_]size/) || lift !== null) return;
   const cap = maxMb * 1024 * 1024;
-  let holding = false;
   let timer: NodeJS.Timeout | null = null;
-  applyGrowthFactor = () =>
-    v8.setFlagsFromString(`--semi-space-growth-factor=${holding || loading ? 1 : DEFAULT_GROWTH_FACTOR}`);
   const check = () => {
     const hold = youngGenerationBytes() >= cap;
     if (hold === holding) return;
     holding = hold;
-    applyGrowthFactor?.();
+    applyGrowthFactor();
     if (hold) {
       observer.disconnect();
       timer = setInterval(check, CHECK_EVERY_MS).unref();
@@ -78,8 +79,8 @@ export function capYoungGeneration(maxMb: number = YOUNG_GENERATION_MAX_MB): voi
     observer.disconnect();
     if (timer !== null) clearInterval(timer);
     if (holding || loading) v8.setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`);
+    holding = false;
     lift = null;
-    applyGrowthFactor = null;
   };
 }
 
@@ -91,14 +92,15 @@ export function capYoungGeneration(maxMb: number = YOUNG_GENERATION_MAX_MB): voi
  * cap in force, `load` just runs.
  */
 export async function holdYoungGenerationWhile<T>(load: () => Promise<T>): Promise<T> {
-  if (applyGrowthFactor === null || loading) return load();
+  if (lift === null || loading) return load();
   loading = true;
   applyGrowthFactor();
   try {
     return await load();
   } finally {
     loading = false;
-    applyGrowthFactor?.();
+    // Lifted meanwhile (PostgreSQL): the lift already gave V8 its own factor back.
+    if (lift !== null) applyGrowthFactor();
   }
 }
 

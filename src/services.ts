@@ -223,7 +223,7 @@ export function createServices(deps: ServiceDeps) {
       startSession: sessions.start,
     }),
     apiKeys,
-    idempotency: createIdempotencyService({ db, clock }),
+    idempotency: createIdempotencyService({ db, clock, keyRing: deps.keyRing }),
     sessions,
     passkeys: createPasskeysService({
       db,

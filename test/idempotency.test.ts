@@ -1,8 +1,10 @@
 /**
  * Idempotency-Key on POST (design.md §11), on both databases: the same key and request within
  * 24 hours replays the first response without running again (a push never writes twice); another
- * request with the key is 422 IDEMPOTENCY_KEY_REUSED; a request still running is 409; keys are
- * per organization; failures worth retrying free the key.
+ * request with the key is 422 IDEMPOTENCY_KEY_REUSED; a request still running is 409; keys belong
+ * to their caller (never replayed to another, even in the same organization), a replay checks the
+ * caller's role again, and stored responses never hold a one-time secret in plaintext; failures
+ * worth retrying free the key.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from './support/clock.js';
@@ -195,6 +197,109 @@ describe('Idempotency-Key', () => {
     expect(retry.headers['idempotent-replayed']).toBeUndefined();
   });
 
+  it("never replays another caller's response: the key belongs to the API key that sent it", async () => {
+    const viewer = await h.given.member(org, 'viewer');
+    const member = await h.given.member(org, 'member');
+    const created = await org.admin.api.request('POST', '/api/v1/api-keys', { name: 'ci' }, withKey('mine'));
+    expect(created.status).toBe(201);
+    const secret = created.body.data.apiKey as string;
+    // The same request and key from a viewer runs as the viewer's own request: a key of their own.
+    const viewers = await viewer.api.request('POST', '/api/v1/api-keys', { name: 'ci' }, withKey('mine'));
+    expect(viewers.status).toBe(201);
+    expect(viewers.headers['idempotent-replayed']).toBeUndefined();
+    expect(viewers.body.data.apiKey).not.toBe(secret);
+    expect(viewers.body.data.key.memberId).toBe(viewer.id);
+    // An admin-only request with another caller's key is refused for the role, not replayed.
+    const link = await org.admin.api.request(
+      'POST',
+      '/api/dashboard/sign-in-links',
+      { memberId: member.id },
+      withKey('link'),
+    );
+    expect(link.status).toBe(201);
+    const stolen = await viewer.api.request(
+      'POST',
+      '/api/dashboard/sign-in-links',
+      { memberId: member.id },
+      withKey('link'),
+    );
+    expect(stolen.status).toBe(403);
+    expect(JSON.stringify(stolen.body)).not.toContain(link.body.data.url);
+    // The caller who lost the response gets it again, secret included.
+    const again = await org.admin.api.request('POST', '/api/v1/api-keys', { name: 'ci' }, withKey('mine'));
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.data.apiKey).toBe(secret);
+  });
+
+  it("checks the caller's current role before a replay", async () => {
+    const member = await h.given.member(org, 'member');
+    const first = await member.api.request('POST', '/api/v1/projects', { name: 'Demoted' }, withKey('role'));
+    expect(first.status).toBe(201);
+    const demoted = await org.admin.api.patch(`/api/v1/organization/members/${member.id}`, {
+      role: 'viewer',
+    });
+    expect(demoted.status).toBe(200);
+    const replay = await member.api.request('POST', '/api/v1/projects', { name: 'Demoted' }, withKey('role'));
+    expect(replay.status).toBe(403);
+    expect(replay.headers['idempotent-replayed']).toBeUndefined();
+    expect(replay.body.error.message).toContain('viewer');
+  });
+
+  it('keeps no one-time secret in plaintext anywhere in the database', async () => {
+    const member = await h.given.member(org, 'member');
+    const key = await org.admin.api.request(
+      'POST',
+      '/api/v1/api-keys',
+      { name: 'scan' },
+      withKey('scan-key'),
+    );
+    const link = await org.admin.api.request(
+      'POST',
+      '/api/dashboard/sign-in-links',
+      { memberId: member.id },
+      withKey('scan-link'),
+    );
+    const hook = await org.admin.api.request(
+      'POST',
+      '/api/v1/organization/webhooks',
+      { url: 'https://hooks.example.com/appmeta', events: ['listing.updated'] },
+      withKey('scan-hook'),
+    );
+    expect([key.status, link.status, hook.status]).toEqual([201, 201, 201]);
+    const secrets = [
+      key.body.data.apiKey as string,
+      (link.body.data.url as string).split('/').pop()!,
+      hook.body.data.secret as string,
+    ];
+    expect(secrets.map((secret) => secret.slice(0, 4))).toEqual(['amk_', 'asl_', 'whse']);
+    const replayed = await org.admin.api.request(
+      'POST',
+      '/api/v1/organization/webhooks',
+      { url: 'https://hooks.example.com/appmeta', events: ['listing.updated'] },
+      withKey('scan-hook'),
+    );
+    expect(replayed.body.data.secret).toBe(secrets[2]);
+    const found = await textColumnsHolding(secrets);
+    expect(found).toEqual([]);
+  });
+
+  it('runs a request once when ten arrive at the same time with one key; the others replay or wait', async () => {
+    const before = await projectCount();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        org.admin.api.request('POST', '/api/v1/projects', { name: 'Ten at once' }, withKey('ten')),
+      ),
+    );
+    const ran = answers.filter((a) => a.status === 201 && a.headers['idempotent-replayed'] === undefined);
+    expect(ran).toHaveLength(1);
+    for (const answer of answers) {
+      if (answer === ran[0]) continue;
+      if (answer.status === 409) expect(answer.body.error.message).toContain('still running');
+      else expect([answer.status, answer.headers['idempotent-replayed']]).toEqual([201, 'true']);
+    }
+    expect(await projectCount()).toBe(before + 1);
+  });
+
   it('checks the key, and says where it cannot be honoured', async () => {
     const long = await org.admin.api.request(
       'POST',
@@ -224,3 +329,22 @@ describe('Idempotency-Key', () => {
     expect(signIn.status).toBe(201);
   });
 });
+
+/** `table.column` of every text cell in the database that contains one of `needles`. */
+async function textColumnsHolding(needles: string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const table of await h.db.kysely.introspection.getTables()) {
+    const rows = (await h.db.kysely
+      .selectFrom(table.name as never)
+      .selectAll()
+      .execute()) as Record<string, unknown>[];
+    for (const row of rows) {
+      for (const [column, value] of Object.entries(row)) {
+        const text =
+          typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('latin1') : '';
+        if (needles.some((needle) => text.includes(needle))) found.push(`${table.name}.${column}`);
+      }
+    }
+  }
+  return found;
+}

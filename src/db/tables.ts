@@ -264,6 +264,8 @@ export interface WebauthnChallengesTable {
 /** The first request that used an Idempotency-Key, and once it finished, its response. */
 export interface IdempotencyKeysTable {
   organization_id: string;
+  /** Whose key it is: `key:<apiKeyId>`, or `member:<memberId>` for a dashboard session. */
+  caller: string;
   key: string;
   /** SHA-256 of method, path and body: the same key with another request is refused. */
   fingerprint: string;
@@ -272,6 +274,7 @@ export interface IdempotencyKeysTable {
   status_code: number | null;
   /** JSON object of the response headers that are replayed. */
   response_headers: string | null;
+  /** JSON of the sealed response body (key ring): a response may carry a one-time secret. */
   response_body: string | null;
   created_at: string;
 }

@@ -1,16 +1,22 @@
 /**
  * The Idempotency-Key header on POSTs (design.md §11), around any route that has a caller: the
- * request is fingerprinted (method, path and query, body) and claimed before its handler runs; its
- * response is stored as it is sent, then replayed with `Idempotent-Replayed: true`. Storage is the
- * idempotency service, given by the composition root.
+ * request is fingerprinted (method, path and query, body) and claimed, under its caller, before its
+ * handler runs; its response is stored as it is sent, then replayed with `Idempotent-Replayed:
+ * true` once the caller's current role is checked again. Storage is the idempotency service, given
+ * by the composition root.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { invalidField } from '../errors.js';
+import { forbidden, invalidField } from '../errors.js';
+import { isOperation, OPERATIONS, type Caller } from '../modules/access/index.js';
 
-interface ClaimedKey {
+interface KeyOwner {
   organizationId: string;
+  caller: string;
   key: string;
+}
+
+interface ClaimedKey extends KeyOwner {
   createdAt: string;
 }
 
@@ -22,12 +28,10 @@ interface StoredResponse {
 
 /** The store of keys and responses (src/modules/idempotency). */
 export interface IdempotencyStore {
-  claim(input: {
-    organizationId: string;
-    key: string;
-    fingerprint: string;
-  }): Promise<{ kind: 'run'; createdAt: string } | { kind: 'replay'; response: StoredResponse }>;
-  complete(claim: { organizationId: string; key: string }, response: StoredResponse): Promise<void>;
+  claim(
+    input: KeyOwner & { fingerprint: string },
+  ): Promise<{ kind: 'run'; createdAt: string } | { kind: 'replay'; response: StoredResponse }>;
+  complete(claim: KeyOwner, response: StoredResponse): Promise<void>;
   release(claim: ClaimedKey): Promise<void>;
 }
 
@@ -71,14 +75,15 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     const fingerprint = createHash('sha256')
       .update(`POST ${request.url}\n${JSON.stringify(request.body ?? null)}`)
       .digest('hex');
-    const organizationId = request.caller.organizationId;
-    const claimed = await store.claim({ organizationId, key, fingerprint });
+    const owner = { organizationId: request.caller.organizationId, caller: ownerOf(request.caller), key };
+    const claimed = await store.claim({ ...owner, fingerprint });
     if (claimed.kind === 'replay') {
+      checkRole(request);
       const { statusCode, headers, body } = claimed.response;
       reply.code(statusCode).headers(headers).header('Idempotent-Replayed', 'true').send(body);
       return;
     }
-    request.idempotency = { organizationId, key, createdAt: claimed.createdAt };
+    request.idempotency = { ...owner, createdAt: claimed.createdAt };
   }
 
   /** Stores the response under the claimed key, or frees the key when the response is not worth keeping. */
@@ -99,5 +104,20 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
       if (value !== undefined) headers[name] = String(value);
     }
     await store.complete(claim, { statusCode: status, headers, body });
+  }
+}
+
+/** Whose key it is: the API key of the request, or the member a dashboard session signed in. */
+const ownerOf = ({ principal }: Caller): string =>
+  principal.keyId !== null ? `key:${principal.keyId}` : `member:${principal.memberId}`;
+
+/** A replay answers only a caller whose role may still perform the operation (its role can have changed). */
+function checkRole(request: FastifyRequest): void {
+  const operation = request.routeOptions.schema?.operationId;
+  if (operation === undefined || !isOperation(operation)) return;
+  const access = OPERATIONS[operation];
+  const role = request.caller!.principal.role;
+  if (Array.isArray(access) && !access.includes(role)) {
+    throw forbidden(`The ${role} role may not perform ${operation}`);
   }
 }

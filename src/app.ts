@@ -225,6 +225,7 @@ export async function buildApp(
   mcpRoutes(app, services, charge);
   await app.register(
     async (dashboard: Api) => {
+      dashboard.addHook('onRequest', cookies.checkSignIn);
       dashboardInviteRoutes(dashboard, services, cookies);
       sessionRoutes(dashboard, services, cookies);
     },

@@ -38,6 +38,7 @@ beforeAll(async () => {
       '2026_11_24_0011_create_releases',
       '2026_11_24_0012_create_translations',
       '2026_11_27_0013_index_linked_projects',
+      '2026_11_27_0014_idempotency_per_caller',
     ],
   });
   h = await startHarness({ database });
@@ -176,7 +177,7 @@ describe('appmeta CLI', () => {
     expect(printed.code).toBe(0);
     const url = /http\S+\/sign-in\/asl_\S+/.exec(printed.stdout)![0];
     expect(printed.stdout).toContain(`Sign-in link for member ${created.member.id}`);
-    const redeemed = await h.client().post(`/api/dashboard/sign-in-links/${url.split('/').pop()}/redeem`);
+    const redeemed = await h.browser().post(`/api/dashboard/sign-in-links/${url.split('/').pop()}/redeem`);
     expect(redeemed.status).toBe(201);
     const audit = await h.client(created.apiKey).get('/api/v1/organization/audit-log');
     expect(audit.body.data.entries.map((e: { action: string }) => e.action)).toContain(

@@ -324,7 +324,7 @@ describe('Idempotency-Key', () => {
     expect(res.json().error.message).toContain('Idempotency-Key: is not accepted here');
     // Without a caller there is nothing to scope the key to: the header does not change a sign-in.
     const signIn = await h
-      .client()
+      .browser()
       .request('POST', '/api/dashboard/session', { apiKey: org.admin.apiKey }, withKey('sign-in'));
     expect(signIn.status).toBe(201);
   });

@@ -62,7 +62,7 @@ describe('authenticated keys kept between requests', () => {
     const keys = await member.api.get<{ data: { keys: { id: string }[] } }>('/api/v1/api-keys');
     expect((await org.admin.api.delete(`/api/v1/api-keys/${keys.body.data.keys[0]!.id}`)).status).toBe(200);
 
-    const signIn = await b.client().post('/api/dashboard/session', { apiKey: member.apiKey });
+    const signIn = await b.browser().post('/api/dashboard/session', { apiKey: member.apiKey });
     expect(signIn.status).toBe(401);
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from './support/clock.js';
-import { startHarness, type Harness, type TestOrganization } from './support/harness.js';
+import { sessionCookieOf, startHarness, type Harness, type TestOrganization } from './support/harness.js';
 
 let h: Harness;
 const clock = new ManualClock();
@@ -81,6 +81,20 @@ describe('POST /api/v1/organization/members (invite)', () => {
 });
 
 describe('the invite link: GET /api/dashboard/invites/:inviteId and POST .../accept', () => {
+  it('signs the browser in only when the dashboard accepts; a program or another site gets the key alone', async () => {
+    const org = await h.given.organization();
+    for (const headers of [{}, { origin: 'http://evil.test', 'x-appmeta-csrf': '1' }]) {
+      const { inviteId } = (await invite(org, { email: `p${Object.keys(headers).length}@example.com` })).body
+        .data;
+      const accepted = await h.client(undefined, headers).post(`/api/dashboard/invites/${inviteId}/accept`, {
+        name: 'Program',
+      });
+      expect(accepted.status).toBe(201);
+      expect(accepted.body.data.apiKey).toMatch(/^amk_/);
+      expect(accepted.headers['set-cookie']).toBeUndefined();
+    }
+  });
+
   it('shows the invite without auth, then accepting creates the member with a working key', async () => {
     const org = await h.given.organization({ name: 'Shown Org' });
     const { inviteId } = (await invite(org, { email: 'joiner@example.com', role: 'viewer' })).body.data;
@@ -93,9 +107,10 @@ describe('the invite link: GET /api/dashboard/invites/:inviteId and POST .../acc
       role: 'viewer',
       expiresAt: expect.stringMatching(/Z$/),
     });
-    const accepted = await h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Joan' });
+    const accepted = await h.browser().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Joan' });
     expect(accepted.status).toBe(201);
     expect(accepted.headers['cache-control']).toBe('no-store');
+    expect(sessionCookieOf(accepted)).toBeDefined();
     expect(accepted.body.data.member).toMatchObject({
       email: 'joiner@example.com',
       name: 'Joan',
@@ -106,7 +121,7 @@ describe('the invite link: GET /api/dashboard/invites/:inviteId and POST .../acc
     const me = await h.client(accepted.body.data.apiKey).get('/api/v1/organization');
     expect(me.body.data.id).toBe(org.id);
     // Single use: a second try says it was used, and only an admin of the organization learns by whom.
-    const again = await h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Again' });
+    const again = await h.browser().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Again' });
     expect(again.status).toBe(409);
     expect(again.body.error).toMatchObject({
       code: 'CONFLICT',
@@ -133,7 +148,7 @@ describe('the invite link: GET /api/dashboard/invites/:inviteId and POST .../acc
     clock.advance(7 * DAY - 1000);
     expect((await h.client().get(`/api/dashboard/invites/${inviteId}`)).status).toBe(200);
     clock.advance(2000);
-    const expired = await h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Late' });
+    const expired = await h.browser().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Late' });
     expect(expired.status).toBe(400);
     expect(expired.body.error.message).toContain('expired');
     const listed = await org.admin.api.get('/api/v1/organization/invites');
@@ -146,7 +161,7 @@ describe('the invite link: GET /api/dashboard/invites/:inviteId and POST .../acc
     const { inviteId } = (await invite(org, { email: 'race@example.com' })).body.data;
     const results = await Promise.all(
       ['A', 'B', 'C', 'D'].map((name) =>
-        h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name }),
+        h.browser().post(`/api/dashboard/invites/${inviteId}/accept`, { name }),
       ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
@@ -158,7 +173,7 @@ describe('the invite link: GET /api/dashboard/invites/:inviteId and POST .../acc
   it('answers 400 for a missing name', async () => {
     const org = await h.given.organization();
     const { inviteId } = (await invite(org, { email: 'noname@example.com' })).body.data;
-    const res = await h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name: '  ' });
+    const res = await h.browser().post(`/api/dashboard/invites/${inviteId}/accept`, { name: '  ' });
     expect(res.status).toBe(400);
     expect(res.body.error.details[0].field).toBe('name');
   });
@@ -194,7 +209,7 @@ describe('accepting checks the rules as they stand now', () => {
     await org.admin.api.patch('/api/v1/organization', { settings: { allowedDomains: ['new.example'] } });
     const preview = await h.client().get(`/api/dashboard/invites/${inviteId}`);
     expect(preview.status).toBe(400);
-    const res = await h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Late' });
+    const res = await h.browser().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Late' });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toContain('only admits addresses at new.example');
     const members = (await org.admin.api.get('/api/v1/organization/members')).body.data.members;
@@ -212,13 +227,13 @@ describe('accepting checks the rules as they stand now', () => {
       (await org.admin.api.patch(`/api/v1/organization/members/${other.id}`, { role: 'member' })).status,
     ).toBe(200);
     const demoted = await h
-      .client()
+      .browser()
       .post(`/api/dashboard/invites/${byDemoted.inviteId}/accept`, { name: 'A' });
     expect(demoted.status).toBe(400);
     expect(demoted.body.error.message).toContain('no longer an admin');
     expect((await org.admin.api.delete(`/api/v1/organization/members/${other.id}`)).status).toBe(200);
     const removed = await h
-      .client()
+      .browser()
       .post(`/api/dashboard/invites/${byRemoved.inviteId}/accept`, { name: 'B' });
     expect(removed.status).toBe(400);
     expect(removed.body.error.message).toContain('no longer an admin');
@@ -228,7 +243,7 @@ describe('accepting checks the rules as they stand now', () => {
     const org = await h.given.organization();
     const { inviteId } = (await invite(org, { email: 'fine@ok.example' })).body.data;
     await org.admin.api.patch('/api/v1/organization', { settings: { allowedDomains: ['ok.example'] } });
-    const res = await h.client().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Fine' });
+    const res = await h.browser().post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Fine' });
     expect(res.status).toBe(201);
   });
 });

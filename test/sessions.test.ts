@@ -23,7 +23,7 @@ const setCookie = (res: { headers: Record<string, unknown> }) => String(res.head
 
 describe('signing in with an API key', () => {
   it('sets an HttpOnly, SameSite=Lax session cookie on / (not Secure on http) and answers who am I', async () => {
-    const res = await h.client().post('/api/dashboard/session', { apiKey: org.admin.apiKey });
+    const res = await h.browser().post('/api/dashboard/session', { apiKey: org.admin.apiKey });
     expect(res.status).toBe(201);
     const cookie = setCookie(res);
     expect(cookie).toMatch(/^appmeta_session=ams_[A-Za-z0-9_-]{43}; /);
@@ -46,7 +46,7 @@ describe('signing in with an API key', () => {
   });
 
   it('refuses a wrong key with 401 and sets no cookie', async () => {
-    const res = await h.client().post('/api/dashboard/session', { apiKey: 'amk_nope' });
+    const res = await h.browser().post('/api/dashboard/session', { apiKey: 'amk_nope' });
     expect(res.status).toBe(401);
     expect(res.headers['set-cookie']).toBeUndefined();
   });
@@ -55,7 +55,7 @@ describe('signing in with an API key', () => {
     const secure = await startHarness({ env: { PUBLIC_URL: 'https://appmeta.example' } });
     try {
       const other = await secure.given.organization();
-      const res = await secure.client().post('/api/dashboard/session', { apiKey: other.admin.apiKey });
+      const res = await secure.browser().post('/api/dashboard/session', { apiKey: other.admin.apiKey });
       expect(setCookie(res)).toContain('Secure');
     } finally {
       await secure.close();
@@ -139,7 +139,7 @@ describe('ending sessions', () => {
   it('rotates at sign-in: the cookie sent along is ended', async () => {
     const first = await h.given.session(org.admin);
     const again = await h
-      .client(undefined, { cookie: `appmeta_session=${first.token}` })
+      .browser({ cookie: `appmeta_session=${first.token}` })
       .post('/api/dashboard/session', {
         apiKey: org.admin.apiKey,
       });
@@ -227,26 +227,52 @@ describe('sign-in links', () => {
     );
     const token = created.body.data.url.split('/').pop();
 
-    const redeemed = await h.client().post(`/api/dashboard/sign-in-links/${token}/redeem`);
+    const redeemed = await h.browser().post(`/api/dashboard/sign-in-links/${token}/redeem`);
     expect(redeemed.status).toBe(201);
     const me = await h
       .client(undefined, { cookie: `appmeta_session=${sessionCookieOf(redeemed)}` })
       .get('/api/dashboard/session');
     expect(me.body.data.member.id).toBe(viewer.id);
 
-    const twice = await h.client().post(`/api/dashboard/sign-in-links/${token}/redeem`);
+    const twice = await h.browser().post(`/api/dashboard/sign-in-links/${token}/redeem`);
     expect(twice.status).toBe(409);
     expect(twice.body.error.message).toContain('already used');
 
     const late = await org.admin.api.post('/api/dashboard/sign-in-links', { memberId: viewer.id });
     clock.advance(15 * 60_000 + 1);
     const expired = await h
-      .client()
+      .browser()
       .post(`/api/dashboard/sign-in-links/${late.body.data.url.split('/').pop()}/redeem`);
     expect(expired.status).toBe(400);
     expect(expired.body.error.message).toContain('expired');
 
-    expect((await h.client().post('/api/dashboard/sign-in-links/asl_nope/redeem')).status).toBe(404);
+    expect((await h.browser().post('/api/dashboard/sign-in-links/asl_nope/redeem')).status).toBe(404);
+  });
+
+  it('signs in only from the dashboard: another site cannot sign the browser in (login CSRF)', async () => {
+    const viewer = await h.given.member(org, 'viewer');
+    const created = await org.admin.api.post('/api/dashboard/sign-in-links', { memberId: viewer.id });
+    const token = created.body.data.url.split('/').pop();
+    const path = `/api/dashboard/sign-in-links/${token}/redeem`;
+    const forged = [
+      h.client(undefined, { origin: 'http://evil.test' }),
+      h.client(undefined, { origin: 'http://evil.test', 'x-appmeta-csrf': '1' }),
+      h.client(undefined, { origin: new URL(h.config.publicUrl).origin }),
+      h.client(),
+    ];
+    for (const client of forged) {
+      const res = await client.post(path);
+      expect(res.status).toBe(403);
+      expect(res.body.error.message).toMatch(/X-Appmeta-CSRF|Origin/);
+      expect(sessionCookieOf(res)).toBeUndefined();
+    }
+    const withKey = await h.client(undefined, { origin: 'http://evil.test' }).post('/api/dashboard/session', {
+      apiKey: viewer.apiKey,
+    });
+    expect(withKey.status).toBe(403);
+    expect(sessionCookieOf(withKey)).toBeUndefined();
+    // The link was not used up by the refused attempts.
+    expect((await h.browser().post(path)).status).toBe(201);
   });
 
   it("names a member of the admin's own organization only", async () => {
@@ -259,7 +285,7 @@ describe('sign-in links', () => {
     const link = await h.services.sessions.createSignInLinkAsOperator({ email: org.admin.email }, 'cli:test');
     expect(link.memberId).toBe(org.admin.id);
     const token = link.url.split('/').pop();
-    expect((await h.client().post(`/api/dashboard/sign-in-links/${token}/redeem`)).status).toBe(201);
+    expect((await h.browser().post(`/api/dashboard/sign-in-links/${token}/redeem`)).status).toBe(201);
     await expect(
       h.services.sessions.createSignInLinkAsOperator({ email: 'nobody@example.com' }, 'cli:test'),
     ).rejects.toThrow('No member with the e-mail nobody@example.com');
@@ -273,7 +299,7 @@ describe('an accepted invite', () => {
       role: 'member',
     });
     const accepted = await h
-      .client()
+      .browser()
       .post(`/api/dashboard/invites/${invited.body.data.inviteId}/accept`, { name: 'Newcomer' });
     expect(accepted.status).toBe(201);
     const token = sessionCookieOf(accepted);
@@ -300,7 +326,7 @@ describe('passkeys', () => {
   });
 
   it('refuse a sign-in with an unknown challenge', async () => {
-    const res = await h.client().post('/api/dashboard/passkeys/authentication/verify', {
+    const res = await h.browser().post('/api/dashboard/passkeys/authentication/verify', {
       challengeId: 'wch_nope',
       response: { id: 'x', rawId: 'x', type: 'public-key' },
     });

@@ -8,6 +8,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden } from '../errors.js';
 import { ok } from './envelope.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A dashboard route that programs may call too (accepting an invite): it signs the browser in
+     * only when the request passes the dashboard's CSRF rule, and works without the cookie otherwise.
+     */
+    signsInDashboardOnly?: boolean;
+  }
+}
+
 export const SESSION_COOKIE = 'appmeta_session';
 const CSRF_HEADER = 'x-appmeta-csrf';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -42,6 +52,13 @@ export function createSessionCookies(publicUrl: string) {
     reply.header('Cache-Control', 'no-store');
   };
 
+  function checkBrowserRequest(request: FastifyRequest, what: string): void {
+    if (SAFE_METHODS.has(request.method)) return;
+    if (request.headers[CSRF_HEADER] !== '1') throw forbidden(`${what} needs the header X-Appmeta-CSRF: 1`);
+    if (request.headers.origin !== origin)
+      throw forbidden(`${what} must come from ${origin} (Origin header)`);
+  }
+
   return {
     origin,
     set,
@@ -58,12 +75,25 @@ export function createSessionCookies(publicUrl: string) {
     },
     /** Throws 403 FORBIDDEN for a cookie-authenticated state change without the CSRF header and origin. */
     checkCsrf(request: FastifyRequest): void {
-      if (SAFE_METHODS.has(request.method)) return;
-      if (request.headers[CSRF_HEADER] !== '1') {
-        throw forbidden('A request signed in by the session cookie needs the header X-Appmeta-CSRF: 1');
-      }
-      if (request.headers.origin !== origin) {
-        throw forbidden(`A request signed in by the session cookie must come from ${origin} (Origin header)`);
+      checkBrowserRequest(request, 'A request signed in by the session cookie');
+    },
+    /** Whether the request comes from the dashboard's own pages (X-Appmeta-CSRF and Origin). */
+    fromDashboard(request: FastifyRequest): boolean {
+      return request.headers[CSRF_HEADER] === '1' && request.headers.origin === origin;
+    },
+    /**
+     * onRequest hook of /api/dashboard: a state change sent without an API key — a sign-in, which
+     * sets the cookie — must come from the dashboard's own pages, or another site could sign the
+     * browser in to an account of its choosing (login CSRF).
+     */
+    checkSignIn(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+      if (request.headers.authorization !== undefined) return done();
+      if (request.routeOptions.config.signsInDashboardOnly === true) return done();
+      try {
+        checkBrowserRequest(request, 'A sign-in or a request signed in by the session cookie');
+        done();
+      } catch (error) {
+        done(error as Error);
       }
     },
   };

@@ -90,6 +90,8 @@ export interface Harness {
   logs: string[];
   /** A client that sends this key (or none). */
   client(apiKey?: string, extraHeaders?: Record<string, string>): Client;
+  /** A client without a key that sends what the dashboard's pages send: X-Appmeta-CSRF and Origin. */
+  browser(extraHeaders?: Record<string, string>): Client;
   given: {
     organization(options?: {
       plan?: 'free' | 'pro' | 'enterprise';
@@ -193,6 +195,10 @@ export async function startHarness(
     };
   };
 
+  const pageHeaders = { 'x-appmeta-csrf': '1', origin: new URL(config.publicUrl).origin };
+  const browser = (extraHeaders: Record<string, string> = {}) =>
+    client(undefined, { ...pageHeaders, ...extraHeaders });
+
   const actor = (member: { id: string; email: string; role: string }, apiKey: string): Actor => ({
     id: member.id,
     email: member.email,
@@ -221,20 +227,20 @@ export async function startHarness(
       const address = email ?? `${role}${counter}-${randomBytes(3).toString('hex')}@example.com`;
       const invited = await org.admin.api.post('/api/v1/organization/members', { email: address, role });
       if (invited.status !== 201) throw new Error(`invite failed: ${JSON.stringify(invited.body)}`);
-      const accepted = await client().post(`/api/dashboard/invites/${invited.body.data.inviteId}/accept`, {
+      const accepted = await browser().post(`/api/dashboard/invites/${invited.body.data.inviteId}/accept`, {
         name: `${role} ${counter}`,
       });
       if (accepted.status !== 201) throw new Error(`accept failed: ${JSON.stringify(accepted.body)}`);
       return actor(accepted.body.data.member, accepted.body.data.apiKey);
     },
     async session(actor) {
-      const signedIn = await client().post('/api/dashboard/session', { apiKey: actor.apiKey });
+      const signedIn = await browser().post('/api/dashboard/session', { apiKey: actor.apiKey });
       const token = sessionCookieOf(signedIn);
       if (signedIn.status !== 201 || token === undefined) {
         throw new Error(`sign-in failed: ${JSON.stringify(signedIn.body)}`);
       }
       const cookie = { cookie: `appmeta_session=${token}` };
-      const page = { ...cookie, 'x-appmeta-csrf': '1', origin: new URL(config.publicUrl).origin };
+      const page = { ...cookie, ...pageHeaders };
       return { ...client(undefined, page), token, bare: client(undefined, cookie) };
     },
     async project(owner, body = {}) {
@@ -257,6 +263,7 @@ export async function startHarness(
     rateLimiter,
     logs: captured?.lines ?? [],
     client,
+    browser,
     given,
     async close() {
       try {

@@ -29,8 +29,11 @@ export interface SignInRequest {
 
 export interface AcceptedInvite extends IssuedKey {
   member: Member;
-  /** The new member's dashboard session (design.md §10): the cookie's value, and its end. */
-  session: { sessionId: string; token: string; expiresAt: string };
+  /**
+   * The new member's dashboard session (design.md §10): the cookie's value, and its end; null when
+   * the invite was accepted by a program, not on the dashboard.
+   */
+  session: { sessionId: string; token: string; expiresAt: string } | null;
 }
 
 export interface InviteAcceptanceDeps {
@@ -45,7 +48,7 @@ export interface InviteAcceptanceDeps {
   startSession: (
     db: Executor,
     args: { organizationId: string; memberId: string; method: 'invite' } & SignInRequest,
-  ) => Promise<AcceptedInvite['session']>;
+  ) => Promise<NonNullable<AcceptedInvite['session']>>;
 }
 
 export function createInviteAcceptance({
@@ -135,11 +138,14 @@ export function createInviteAcceptance({
      * Turns the invite into a member with a first API key (shown once). Single use: concurrent
      * acceptances of one invite create exactly one member; the others see 409.
      */
-    /** Accepts an invite: the member, its first key and a dashboard session, in one transaction. */
+    /**
+     * Accepts an invite: the member, its first key and (`signIn` given, on the dashboard) a
+     * session, in one transaction.
+     */
     async accept(
       inviteId: string,
       input: { name: string },
-      signIn: SignInRequest,
+      signIn: SignInRequest | null,
       viewer: Viewer = null,
     ): Promise<AcceptedInvite> {
       const name = normalizeName('name', input.name);
@@ -199,12 +205,15 @@ export function createInviteAcceptance({
           expiresAt: null,
           actor,
         });
-        const session = await startSession(trx, {
-          organizationId: invite.organization_id,
-          memberId,
-          method: 'invite',
-          ...signIn,
-        });
+        const session =
+          signIn === null
+            ? null
+            : await startSession(trx, {
+                organizationId: invite.organization_id,
+                memberId,
+                method: 'invite',
+                ...signIn,
+              });
         return { member, session, ...issued };
       });
     },

@@ -139,14 +139,16 @@ export function dashboardInviteRoutes(
   });
 
   app.post('/invites/:inviteId/accept', {
+    config: { signsInDashboardOnly: true },
     schema: {
       operationId: 'dashboard.invites.accept',
       tags: ['dashboard'],
       security: PUBLIC,
       summary: 'Accept an invite',
       description:
-        'Creates the member and its first API key, shown once in `apiKey`, and signs the member in to the dashboard ' +
-        '(sets the `appmeta_session` cookie). Single use: 409 once it was accepted.',
+        'Creates the member and its first API key, shown once in `apiKey`. Sent by the dashboard (with ' +
+        '`X-Appmeta-CSRF: 1` and its Origin) it also signs the member in (sets the `appmeta_session` cookie). ' +
+        'Single use: 409 once it was accepted.',
       params: InviteParams,
       body: Type.Object({ name: DisplayName }, { additionalProperties: false }),
       response: {
@@ -155,13 +157,14 @@ export function dashboardInviteRoutes(
       },
     },
     handler: async (request, reply) => {
+      // Another site's page must not sign the browser in (login CSRF): the cookie only for the dashboard.
       const { session, ...accepted } = await invites.accept(
         request.params.inviteId,
         request.body,
-        signInRequestOf(request),
+        cookies.fromDashboard(request) ? signInRequestOf(request) : null,
         request.caller,
       );
-      cookies.set(reply, session.token, session.expiresAt);
+      if (session !== null) cookies.set(reply, session.token, session.expiresAt);
       return reply.code(201).header('Cache-Control', 'no-store').send(ok(accepted));
     },
   });

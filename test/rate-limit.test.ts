@@ -72,7 +72,21 @@ describe('rate limits by plan', () => {
     for (let i = 0; i < 101; i++) statuses.push((await guess()).statusCode);
     expect(statuses.slice(0, 100)).toEqual(Array<number>(100).fill(401));
     expect(statuses[100]).toBe(429);
-    const elsewhere = await h.app.inject({ method: 'GET', url: '/healthz', remoteAddress: '10.200.0.1' });
-    expect(elsewhere.statusCode).toBe(200);
+    const elsewhere = await h.app.inject({ method: 'GET', url: '/api/nothing', remoteAddress: '10.200.0.1' });
+    expect(elsewhere.statusCode).toBe(404);
+  });
+
+  it('never limits the health probes: a load balancer sends them all from one address', async () => {
+    const ip = `10.8.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
+    const statuses = new Set<number>();
+    for (let i = 0; i < 150; i++) {
+      for (const url of ['/healthz', '/readyz']) {
+        statuses.add((await h.app.inject({ method: 'GET', url, remoteAddress: ip })).statusCode);
+      }
+    }
+    expect([...statuses]).toEqual([200]);
+    // Other requests from that address are still counted from the first.
+    const counted = await h.app.inject({ method: 'GET', url: '/api/nothing', remoteAddress: ip });
+    expect(counted.headers['x-ratelimit-remaining']).toBe('99');
   });
 });

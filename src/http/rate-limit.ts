@@ -2,14 +2,19 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import type { RateLimiter } from './rate-limiter.js';
 
+/** The health probes, as sent (a query string makes it another URL, counted like any request). */
+const PROBES = new Set(['/healthz', '/readyz']);
+
 /** Counts requests against a caller's budget; for work that one HTTP request carries several of. */
 export type ChargeRequests = (request: FastifyRequest, reply: FastifyReply, points: number) => Promise<void>;
 
 /**
  * Counts every request — errors and unknown routes included — against the caller's budget: the
  * organization's plan for a valid key, the client IP at the free rate otherwise (so that guessing
- * keys is throttled). Runs after identity and sets the X-RateLimit-* headers on every response.
- * Answers the charge for routes that carry several calls in one request (MCP batches).
+ * keys is throttled). Runs after identity and sets the X-RateLimit-* headers on every response but
+ * the health probes', which are never limited (design.md §21): behind a load balancer every probe
+ * comes from one address, and a refused probe marks a healthy instance dead. Answers the charge
+ * for routes that carry several calls in one request (MCP batches).
  */
 export function registerRateLimit(
   app: FastifyInstance,
@@ -43,6 +48,7 @@ export function registerRateLimit(
     return decision;
   };
   app.addHook('onRequest', async (request, reply) => {
+    if (PROBES.has(request.url)) return;
     const caller = request.caller;
     const decision = await charge(request, reply, 1);
     await confirmCaller(request, decision.identityVersion);

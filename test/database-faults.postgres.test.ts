@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDb } from '../src/db/database.js';
 import { adminUrl, createTestDatabase, type TestDatabase } from './support/databases.js';
-import { TEST_SECRET_KEY } from './support/harness.js';
+import { startHarness, TEST_SECRET_KEY } from './support/harness.js';
 import { createPostgresCluster, type PostgresCluster } from './support/postgres-cluster.js';
 import { printedAdminKey, serve } from './support/serve.js';
 
@@ -183,6 +183,40 @@ describe('PostgreSQL connection loss (a real appmeta serve process)', () => {
     const report = await load.stop();
     expect(report.unavailable).toBeGreaterThan(0);
     await expectHealthyAndComplete(service, report);
+  });
+});
+
+describe('PostgreSQL refusing new connections', () => {
+  it('answers 503 with Retry-After (never 500) while the database accepts none, and serves again after', async () => {
+    const database = await createTestDatabase();
+    cleanups.push(() => database.drop());
+    const h = await startHarness({ database });
+    cleanups.push(() => h.close());
+    const org = await h.given.organization();
+    const name = new URL(database.url).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: adminUrl() });
+    await admin.connect();
+    cleanups.push(async () => {
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      await admin.end();
+    });
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [name],
+    );
+    for (const request of [
+      () => org.admin.api.get('/api/v1/projects'),
+      () => org.admin.api.post('/api/v1/projects', { name: 'Refused' }),
+      () => h.client().get('/readyz'),
+    ]) {
+      const res = await request();
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(res.headers['retry-after']).toBeDefined();
+    }
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    expect((await org.admin.api.post('/api/v1/projects', { name: 'Accepted' })).status).toBe(201);
   });
 });
 

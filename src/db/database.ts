@@ -346,11 +346,14 @@ function resilientPool(pool: pg.Pool, announcer: IdentityAnnouncer | null): Post
   // before the code awaiting pool.connect() could add a listener — and an 'error' nobody listens
   // to ends the process.
   pool.on('connect', (client) => client.on('error', (error: Error) => broken.set(client, error)));
+  // Whatever keeps a new connection from opening (the server starting up or shutting down, too
+  // many connections, a database not accepting any, a network fault) is the service's state, not
+  // the request's fault: 503 with Retry-After, the cause in the log.
   const acquire = async (): Promise<pg.PoolClient> => {
     try {
       return await pool.connect();
     } catch (error) {
-      throw isConnectionLoss(error) ? unavailable(error) : error;
+      throw unavailable(error);
     }
   };
   // Released with its error, a broken client is destroyed by the pool instead of reused.
@@ -442,6 +445,8 @@ const LOST_CONNECTION_CODES = new Set([
   '57P01',
   '57P02',
   '57P03',
+  // too_many_connections
+  '53300',
   // the socket
   'ECONNREFUSED',
   'ECONNRESET',

@@ -83,7 +83,8 @@ describe('POST /api/v1/organization/members (invite)', () => {
 describe('the invite link: GET /api/dashboard/invites/:inviteId and POST .../accept', () => {
   it('signs the browser in only when the dashboard accepts; a program or another site gets the key alone', async () => {
     const org = await h.given.organization();
-    for (const headers of [{}, { origin: 'http://evil.test', 'x-appmeta-csrf': '1' }]) {
+    const programs: Record<string, string>[] = [{}, { origin: 'http://evil.test', 'x-appmeta-csrf': '1' }];
+    for (const headers of programs) {
       const { inviteId } = (await invite(org, { email: `p${Object.keys(headers).length}@example.com` })).body
         .data;
       const accepted = await h.client(undefined, headers).post(`/api/dashboard/invites/${inviteId}/accept`, {

@@ -8,6 +8,7 @@ import { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import type PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
+import { isConnectionLoss } from '../db/database.js';
 import { lazyModule } from '../shared/lazy-module.js';
 import { createWaker, JOBS, JOB_NAMES, type JobHandlers, type JobName, type JobQueue } from './job-queue.js';
 
@@ -17,8 +18,26 @@ const POLL_SECONDS = 0.5;
 /** How long closing waits, after the last job, for workers' queries still under way. */
 const SETTLE_MS = 10_000;
 
+/** Tries of a job's completion or failure that meets a lost connection. */
+const SETTLE_TRIES = 3;
+
 const pgBoss = lazyModule<typeof PgBoss>('pg-boss');
 const postgres = lazyModule<typeof pg>('pg');
+const pgBossPlans = lazyModule<{
+  completeJobs(schema: string): string;
+  failJobsById(schema: string): string;
+}>('pg-boss/src/plans.js');
+
+/**
+ * The statements by which pg-boss completes or fails a job after its handler: it sends them
+ * without awaiting them, so their rejection would reach no one and end the process. Both are
+ * idempotent (they change only jobs still active).
+ */
+const unawaitedStatements = (() => {
+  let texts: Set<string> | null = null;
+  return () =>
+    (texts ??= new Set([pgBossPlans().completeJobs('pgboss'), pgBossPlans().failJobsById('pgboss')]));
+})();
 
 export function createPgBossJobQueue(databaseUrl: string): JobQueue {
   let log: Logger | null = null;
@@ -41,11 +60,39 @@ export function createPgBossJobQueue(databaseUrl: string): JobQueue {
       busy -= 1;
     }
   };
+  const closed = new Error('the job queue is closed');
   let abandon: (error: Error) => void = () => undefined;
   const abandoned = new Promise<never>((_, reject) => (abandon = reject));
   abandoned.catch(() => undefined);
+  const query = (text: string, values: unknown[]) =>
+    tracked(() => Promise.race([pool.query(text, values), abandoned]));
+  /**
+   * A job's completion or failure is tried again on a fresh connection when PostgreSQL ended its
+   * own (a restart, a failover, pg_terminate_backend); if the database stays away it is given up
+   * with a warning, never thrown: the job stays active until it expires and then runs again,
+   * which every job handler allows (a resumed operation skips what it finished).
+   */
+  const settle = async (text: string, values: unknown[]) => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await query(text, values);
+      } catch (error) {
+        if (error === closed) return { rows: [{ count: 0 }], rowCount: 0 };
+        if (!isConnectionLoss(error)) throw error;
+        if (attempt < SETTLE_TRIES) {
+          await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+          continue;
+        }
+        log?.warn({ err: error }, 'job queue: a job could not be marked done; it runs again once it expires');
+        return { rows: [{ count: 0 }], rowCount: 0 };
+      }
+    }
+  };
   const boss = new (pgBoss())({
-    db: { executeSql: (text, values) => tracked(() => Promise.race([pool.query(text, values), abandoned])) },
+    db: {
+      executeSql: (text, values) =>
+        unawaitedStatements().has(text) ? settle(text, values) : query(text, values),
+    },
     // Completed jobs are kept a day for inspection; our own tables hold the history.
     deleteAfterDays: 1,
   });
@@ -126,7 +173,7 @@ export function createPgBossJobQueue(databaseUrl: string): JobQueue {
             await new Promise((resolve) => setTimeout(resolve, 10));
           }
         }
-        abandon(new Error('the job queue is closed'));
+        abandon(closed);
         await pool.end();
       })()),
   };

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Actor, type Harness, type TestOrganization } from './support/harness.js';
-import { distinctColour, image, upload, video, withTextChunk } from './support/media.js';
+import { distinctColour, image, upload, video, withDeclaredSize, withTextChunk } from './support/media.js';
 
 let h: Harness;
 let org: TestOrganization;
@@ -196,6 +196,15 @@ describe('upload', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/truncated or corrupt/);
     expect(res.body.error.message).not.toMatch(/spool|\/tmp/);
+  });
+
+  it('refuses an image over the pixel limit as such, not as a corrupt file', async () => {
+    const project = await linkedProject();
+    const huge = withDeclaredSize(await image({ width: 1290, height: 2796 }), 12_000, 9_000);
+    const res = await upload(h, admin.apiKey, slotUrl(project, 'appstore', 'en-US', 'APP_IPHONE_67'), huge);
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toContain('12000 × 9000 pixels');
+    expect(res.body.error.message).not.toMatch(/corrupt|vips|limit exceeded/i);
   });
 
   it('answers 413 past the slot byte limit while the body streams', async () => {

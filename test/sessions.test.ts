@@ -325,6 +325,31 @@ describe('passkeys', () => {
     });
   });
 
+  it('refuse a response of the wrong shape, or nested without end, in words a client can act on', async () => {
+    const session = await h.given.session(org.admin);
+    await session.post('/api/dashboard/passkeys/registration/options');
+    const shapeless = await session.post('/api/dashboard/passkeys/registration/verify', {
+      response: { id: 'a', rawId: 'a', type: 'public-key', response: {} },
+    });
+    expect(shapeless.status).toBe(400);
+    expect(shapeless.body.error.details[0].field).toBe('response');
+    expect(shapeless.body.error.message).not.toMatch(/undefined|Cannot read|length/);
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    const nested = await h.app.inject({
+      method: 'POST',
+      url: '/api/dashboard/passkeys/registration/verify',
+      headers: {
+        cookie: `appmeta_session=${session.token}`,
+        'x-appmeta-csrf': '1',
+        origin: new URL(h.config.publicUrl).origin,
+        'content-type': 'application/json',
+      },
+      payload: `{"response":{"id":"a","rawId":"a","type":"public-key","response":${deep}}}`,
+    });
+    expect(nested.statusCode).toBe(400);
+    expect(nested.json().error.message).toBe('The body nests objects and arrays deeper than 32 levels');
+  });
+
   it('refuse a sign-in with an unknown challenge', async () => {
     const res = await h.browser().post('/api/dashboard/passkeys/authentication/verify', {
       challengeId: 'wch_nope',

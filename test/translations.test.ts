@@ -69,7 +69,12 @@ const exportXliff = (project: string, locale: string, version = '2.0') =>
     url: `/api/v1/projects/${project}/translations/${locale}.xlf?version=${version}`,
     headers: { authorization: `Bearer ${admin.apiKey}` },
   });
-const importXliff = async (project: string, locale: string, xml: string, type = 'application/xliff+xml') => {
+const importXliff = async (
+  project: string,
+  locale: string,
+  xml: string | Buffer,
+  type = 'application/xliff+xml',
+) => {
   const res = await h.app.inject({
     method: 'PUT',
     url: `/api/v1/projects/${project}/translations/${locale}.xlf`,
@@ -327,6 +332,56 @@ describe('XLIFF', () => {
     ]);
     expect((await admin.api.get(listing(project, 'appstore', 'de-DE'))).body.data).toEqual(before.body.data);
     expect(await states(project)).toEqual(statesBefore);
+  });
+
+  it('decodes character references as XML defines them, and counts the limit on the decoded text', async () => {
+    const project = await germanProject();
+    // As a common XML tool re-encodes it: non-ASCII characters as numeric references.
+    const xml = (await exportXliff(project, 'de-DE')).body.replace(
+      '<target>Vorhersagen</target>',
+      '<target>St&#252;ndliche Vorhersagen&#x2e;</target>',
+    );
+    const res = await importXliff(project, 'de-DE', xml);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const stored = await admin.api.get(listing(project, 'appstore', 'de-DE'));
+    expect(stored.body.data.listing.fields.subtitle.value).toBe('Stündliche Vorhersagen.');
+    // 23 characters decoded (58 as written): under the limit of 30.
+    const unknown = await importXliff(project, 'de-DE', xml.replace('St&#252;ndliche', 'St&uuml;ndliche'));
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toContain('&uuml;');
+  });
+
+  it('reads UTF-16 files, and refuses a document that is not well-formed whole, naming the line', async () => {
+    const project = await germanProject();
+    const before = await admin.api.get(listing(project, 'appstore', 'de-DE'));
+    const xml = (await exportXliff(project, 'de-DE')).body.replace(
+      '<target>Vorhersagen</target>',
+      '<target>Vorhersagen für Sie</target>',
+    );
+    const truncated = xml.slice(0, xml.indexOf('Vorhersagen für Sie') + 5);
+    const cut = await importXliff(project, 'de-DE', truncated);
+    expect(cut.status).toBe(400);
+    expect(cut.body.error.message).toMatch(/not well-formed XML.*still open/);
+    const mismatched = xml.replace('Vorhersagen für Sie</target>', 'Mismatched</source>');
+    const bad = await importXliff(project, 'de-DE', mismatched);
+    expect(bad.status).toBe(400);
+    const line = mismatched.split('\n').findIndex((l) => l.includes('Mismatched')) + 1;
+    expect(bad.body.error.message).toContain(`line ${line}`);
+    expect((await admin.api.get(listing(project, 'appstore', 'de-DE'))).body.data).toEqual(before.body.data);
+
+    const utf16 = xml.replace('encoding="UTF-8"', 'encoding="UTF-16"');
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(utf16, 'utf16le')]);
+    const read = await importXliff(project, 'de-DE', le);
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    const after = await admin.api.get(listing(project, 'appstore', 'de-DE'));
+    expect(after.body.data.listing.fields.subtitle.value).toBe('Vorhersagen für Sie');
+    const latin1 = await importXliff(
+      project,
+      'de-DE',
+      Buffer.from(xml.replace('encoding="UTF-8"', 'encoding="ISO-8859-1"'), 'latin1'),
+    );
+    expect(latin1.status).toBe(400);
+    expect(latin1.body.error.message).toMatch(/UTF-8|ISO-8859-1/);
   });
 
   it('refuses what is not this project’s XLIFF: wrong languages, unknown units, DTDs, other bodies', async () => {

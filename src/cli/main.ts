@@ -739,7 +739,7 @@ export function buildCli(): Command {
     .requiredOption('--locale <code>', 'the target locale, e.g. de-DE')
     .requiredOption('--file <file>', 'the XLIFF file')
     .action(async (options: { project: string; locale: string; file: string }) => {
-      const xml = await fs.readFile(options.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      const xml = await fs.readFile(options.file).catch((error: NodeJS.ErrnoException) => {
         throw invalidField('--file', `cannot be read (${error.code ?? String(error)})`);
       });
       const result = await withProject(options.project, (ctx, services) =>

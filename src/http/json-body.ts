@@ -5,6 +5,29 @@ import { findTextProblem, mayBreakTextRule } from '../shared/text.js';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
+ * How deep a body may nest. No request of the API nests more than a few levels; a deeper one only
+ * makes recursive code (validation, the text rule's walk, libraries) run out of stack.
+ */
+const MAX_DEPTH = 32;
+
+/** Whether the JSON text opens more than `max` objects or arrays at once (brackets in strings ignored). */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+  }
+  return false;
+}
+
+/**
  * Our JSON body parser: an empty body is "no body" (clients send Content-Type on bodiless
  * DELETEs), bad JSON is 400, a charset other than UTF-8 is 415, bytes that are not UTF-8 are 400,
  * and every string in the body follows the text rule of src/shared/text.ts (no control characters
@@ -33,6 +56,11 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       return done(invalidField('body', 'is not valid UTF-8'));
     }
     if (text.trim() === '') return done(null, undefined);
+    if (nestsDeeperThan(text, MAX_DEPTH)) {
+      return done(
+        new AppError('INVALID_REQUEST', `The body nests objects and arrays deeper than ${MAX_DEPTH} levels`),
+      );
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);

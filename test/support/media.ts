@@ -40,6 +40,16 @@ export function distinctColour() {
  * The same PNG with a tEXt chunk added before IEND: another file (another SHA-256) with the same
  * pixels, made without encoding again.
  */
+/** The PNG with the size its header declares changed (the pixels stay as they were). */
+export function withDeclaredSize(png: Buffer, width: number, height: number): Buffer {
+  const out = Buffer.from(png);
+  // Signature (8), then IHDR: length (4), type (4), width (4), height (4), 5 more bytes, CRC.
+  out.writeUInt32BE(width, 16);
+  out.writeUInt32BE(height, 20);
+  out.writeUInt32BE(crc32(out.subarray(12, 29)) >>> 0, 29);
+  return out;
+}
+
 export function withTextChunk(png: Buffer, text: string): Buffer {
   const iend = png.length - 12;
   return Buffer.concat([png.subarray(0, iend), textChunk(text), png.subarray(iend)]);

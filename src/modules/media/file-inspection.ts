@@ -124,11 +124,28 @@ export async function inspectFile(file: string, bytes: number): Promise<Inspecti
   );
 }
 
+/** The most pixels an image may have: more than any store slot takes, and what decoding may cost. */
+const MAX_PIXELS = 8192 * 8192;
+
 async function inspectImage(file: string, bytes: number, format: ImageFormat): Promise<Inspection> {
   const thumbnailPath = `${file}.thumb.webp`;
+  const image = sharp(file, { sequentialRead: true, failOn: 'truncated', limitInputPixels: MAX_PIXELS });
+  // The header alone (unlimited, since the limit would refuse it unnamed): its size is refused as
+  // a size, before anything is decoded.
+  const metadata = await sharp(file, { limitInputPixels: false })
+    .metadata()
+    .catch(() => {
+      throw new UnreadableFileError(
+        `the ${format.toUpperCase()} file's header cannot be read (truncated or corrupt)`,
+      );
+    });
+  const pixels = (metadata.width ?? 0) * (metadata.height ?? 0);
+  if (pixels > MAX_PIXELS) {
+    throw new UnreadableFileError(
+      `the image is ${metadata.width} × ${metadata.height} pixels; at most ${MAX_PIXELS.toLocaleString('en-US')} pixels (8192 × 8192) are accepted`,
+    );
+  }
   try {
-    const image = sharp(file, { sequentialRead: true, failOn: 'truncated', limitInputPixels: 8192 * 8192 });
-    const metadata = await image.metadata();
     // The thumbnail decodes every pixel: a truncated or corrupt file fails here.
     await image
       .clone()

@@ -33,10 +33,21 @@ export interface PasskeysServiceDeps {
 
 const RP_NAME = 'appmeta';
 
-/** The library's verification; its failures are the client's fault: a 400 that names the cause. */
+/**
+ * The library's verification; its failures are the client's fault: a 400 that names the cause in
+ * the library's words when it checked something (a challenge, an origin, a signature). A response
+ * of the wrong shape fails inside the library instead (a TypeError, a stack overflow): that says
+ * nothing to a client, so it is named as what it is.
+ */
 const verified = <T>(verification: Promise<T>): Promise<T> =>
   verification.catch((error: unknown) => {
-    throw invalidField('response', `the passkey response was not accepted: ${(error as Error).message}`);
+    const checked = error instanceof Error && !(error instanceof TypeError) && !(error instanceof RangeError);
+    throw invalidField(
+      'response',
+      checked
+        ? `the passkey response was not accepted: ${error.message}`
+        : 'is not a WebAuthn credential response (the fields navigator.credentials returns, base64url-encoded)',
+    );
   });
 
 export function createPasskeysService(deps: PasskeysServiceDeps) {

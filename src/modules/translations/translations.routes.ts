@@ -110,7 +110,8 @@ export function translationRoutes(
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
       XLIFF_TYPES,
-      { parseAs: 'string', bodyLimit: XLIFF_MAX_BYTES },
+      // Bytes: the document may be UTF-16 (xliffText decodes it).
+      { parseAs: 'buffer', bodyLimit: XLIFF_MAX_BYTES },
       (_r, body, done) => done(null, body),
     );
     scope.addContentTypeParser('*', (_request, _payload, done) =>
@@ -132,11 +133,12 @@ export function translationRoutes(
           'XLIFF 2.x or 1.2 as exported (units may be regrouped, notes and states changed). A unit whose target ' +
           'differs from the exported one is written; an unchanged one whose state was raised (e.g. initial → ' +
           'translated) confirms it: an outdated translation still right, or a draft approved. Every unit is ' +
-          'validated like an edit; any problem (named `<store>/<field>`) and nothing is written. Up to 5 MiB.',
+          'validated like an edit; any problem (named `<store>/<field>`) and nothing is written. UTF-8 or UTF-16; ' +
+          'character references decoded. A document that is not well-formed XML is refused whole, naming its line. ' +
+          'Up to 5 MiB.',
         security: BEARER,
         params: S.LocaleParams,
         consumes: XLIFF_TYPES,
-        body: Type.String(),
         response: { 200: S.ImportResponse, ...ERRORS },
       },
       handler: async (request) =>
@@ -145,7 +147,7 @@ export function translationRoutes(
             contextOf(request),
             request.params.projectId,
             request.params.locale,
-            request.body,
+            request.body as Buffer,
           ),
         ),
     });

@@ -16,7 +16,7 @@ import { entriesOf, readMatrix, storeLocaleOf, type Matrix, type MatrixEntry } f
 import { draftFit, TRANSLATION_STATES, type TranslationState } from './translation-state.js';
 import { pinTranslation } from './translation-tracker.js';
 import { planImport, xliffFor, type Confirmation } from './xliff-transfer.js';
-import { parseXliff, writeXliff, XliffError, type XliffVersion } from './xliff.js';
+import { parseXliff, writeXliff, XliffError, xliffText, type XliffVersion } from './xliff.js';
 
 export interface StatusItem {
   locale: string;
@@ -161,12 +161,12 @@ export function createTranslationsService(deps: {
      * A translator's XLIFF for one locale: every unit validated like an edit, every problem
      * reported with its unit (`<store>/<field>`), then all written in one transaction or nothing.
      */
-    async importXliff(ctx: RequestContext, projectId: string, locale: string, xml: string) {
+    async importXliff(ctx: RequestContext, projectId: string, locale: string, xml: string | Uint8Array) {
       const { project, matrix } = await matrixOf(ctx, projectId, 'translations.import');
       localeEntries(matrix, locale);
       let doc;
       try {
-        doc = parseXliff(xml);
+        doc = parseXliff(typeof xml === 'string' ? xml : xliffText(xml));
       } catch (error) {
         if (!(error instanceof XliffError)) throw error;
         const field = error.unit ?? 'body';

@@ -731,7 +731,7 @@ export interface paths {
         get: operations["translations.export"];
         /**
          * A translator's XLIFF for one locale, all or nothing
-         * @description XLIFF 2.x or 1.2 as exported (units may be regrouped, notes and states changed). A unit whose target differs from the exported one is written; an unchanged one whose state was raised (e.g. initial → translated) confirms it: an outdated translation still right, or a draft approved. Every unit is validated like an edit; any problem (named `<store>/<field>`) and nothing is written. Up to 5 MiB.
+         * @description XLIFF 2.x or 1.2 as exported (units may be regrouped, notes and states changed). A unit whose target differs from the exported one is written; an unchanged one whose state was raised (e.g. initial → translated) confirms it: an outdated translation still right, or a draft approved. Every unit is validated like an edit; any problem (named `<store>/<field>`) and nothing is written. UTF-8 or UTF-16; character references decoded. A document that is not well-formed XML is refused whole, naming its line. Up to 5 MiB.
          */
         put: operations["translations.import"];
         post?: never;
@@ -1388,7 +1388,7 @@ export interface paths {
         put?: never;
         /**
          * Accept an invite
-         * @description Creates the member and its first API key, shown once in `apiKey`, and signs the member in to the dashboard (sets the `appmeta_session` cookie). Single use: 409 once it was accepted.
+         * @description Creates the member and its first API key, shown once in `apiKey`. Sent by the dashboard (with `X-Appmeta-CSRF: 1` and its Origin) it also signs the member in (sets the `appmeta_session` cookie). Single use: 409 once it was accepted.
          */
         post: operations["dashboard.invites.accept"];
         delete?: never;
@@ -4970,10 +4970,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/xliff+xml": string;
-                "application/x-xliff+xml": string;
-                "application/xml": string;
-                "text/xml": string;
+                "application/xliff+xml": Blob;
+                "application/x-xliff+xml": Blob;
+                "application/xml": Blob;
+                "text/xml": Blob;
             };
         };
         responses: {

@@ -603,8 +603,38 @@ describe('storage', () => {
     expect(refused[0]!.body.error.code).toBe('USAGE_LIMIT_EXCEEDED');
     const org = await quotaOrg.admin.api.get('/api/v1/organization');
     expect(org.body.data.usage.mediaBytes).toBe(1024 ** 3 - 3);
+    // Refused files are not kept until collection: exactly the 5 accepted ones are stored.
+    const stored = await Promise.all(files.map((file) => storedFile(file)));
+    expect(stored.filter(Boolean)).toHaveLength(5);
+  });
+
+  it('refuses a file over the quota before storing any of its bytes', async () => {
+    const quotaOrg = await h.given.organization({ plan: 'free' });
+    const project = await linkedProject(quotaOrg.admin);
+    const file = await image({ width: 1080, height: 1920, colour: distinctColour() });
+    await h.db.kysely
+      .updateTable('organizations')
+      .set({ media_bytes: 1024 ** 3 - file.length + 1 })
+      .where('id', '=', quotaOrg.id)
+      .execute();
+    const res = await upload(
+      h,
+      quotaOrg.admin.apiKey,
+      slotUrl(project, 'playstore', 'en-US', 'phoneScreenshots'),
+      file,
+    );
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('USAGE_LIMIT_EXCEEDED');
+    expect(res.body.error.message).toContain(`the file needs ${file.length}`);
+    expect(await storedFile(file)).toBe(false);
   });
 });
+
+/** Whether the blob store holds these bytes (stored by content). */
+async function storedFile(bytes: Buffer): Promise<boolean> {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return h.services.blobs.exists(`files/${sha256.slice(0, 2)}/${sha256}`);
+}
 
 describe('GET /api/v1/media/:sha256', () => {
   it('serves the bytes with ETag, Range and a thumbnail, to the organization that uses them only', async () => {

@@ -71,8 +71,11 @@ export function createIngest(deps: { db: Executor; clock: Clock; blobs: BlobStor
       }
     },
 
-    /** Stores an ingested file by content (write the blob before any reference to it). */
-    async store({ spooled, inspection }: Ingested): Promise<void> {
+    /**
+     * Stores an ingested file by content (write the blob before any reference to it); answers
+     * when its blob row was touched, for removeUnused.
+     */
+    async store({ spooled, inspection }: Ingested): Promise<string> {
       const at = clock.now().toISOString();
       const { facts } = inspection;
       await touch({
@@ -94,6 +97,19 @@ export function createIngest(deps: { db: Executor; clock: Clock; blobs: BlobStor
       if (inspection.thumbnailPath !== null) {
         await putOnce(thumbnailKey(spooled.sha256), inspection.thumbnailPath, 'image/webp');
       }
+      return at;
+    },
+
+    /**
+     * Removes a stored file at once that ended up refused (over the quota): only if nothing uses
+     * it and nobody touched it after `touchedAt` — another upload of the same bytes keeps it.
+     */
+    async removeUnused(sha256: string, touchedAt: string): Promise<void> {
+      const cutoff = new Date(Date.parse(touchedAt) + 1).toISOString();
+      if (!(await repo.markDeleting(db, sha256, cutoff))) return;
+      await blobs.delete(fileKey(sha256));
+      await blobs.delete(thumbnailKey(sha256));
+      await repo.deleteBlobRow(db, sha256);
     },
 
     /** Removes what an ingested file left on local disk (after storing, or when refused). */

@@ -186,7 +186,26 @@ export function createSlotWriter(deps: {
     }
   }
 
-  return { readSlot, writeSlot, writeProject, holdAll };
+  /**
+   * Refuses files the organization's storage has no room for before any of their bytes is stored
+   * (holdAll checks again, atomically, once they are): a refused upload must not fill the disk.
+   */
+  async function checkRoom(ctx: RequestContext, files: { sha256: string; bytes: number }[]) {
+    const { plan, limit, used } = await quotaOf(db, ctx.organizationId);
+    if (limit === null) return;
+    const unique = new Map(files.map((file) => [file.sha256, file.bytes]));
+    let needed = 0;
+    for (const [sha256, bytes] of unique) {
+      if (!(await repo.holds(db, ctx.organizationId, sha256))) needed += bytes;
+    }
+    if (used + needed > limit) {
+      throw usageLimitExceeded(
+        `Media storage is full: the ${plan} plan holds ${limit} bytes and ${used} are used; ${files.length === 1 ? 'the file needs' : 'the files need'} ${needed}`,
+      );
+    }
+  }
+
+  return { readSlot, writeSlot, writeProject, holdAll, checkRoom };
 }
 
 export type SlotWriter = ReturnType<typeof createSlotWriter>;

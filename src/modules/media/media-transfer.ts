@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import type { BlobStore } from '../../blobs/index.js';
 import type { Executor } from '../../db/database.js';
-import { invalid, type ErrorDetail } from '../../errors.js';
+import { AppError, invalid, type ErrorDetail } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { isStoreLocale, STORE_LABEL, unknownLocaleMessage, type Store } from '../../shared/stores.js';
@@ -171,44 +171,63 @@ export function createMediaTransfer(deps: {
           );
         }
 
-        for (const group of bySlot.values())
-          for (const entry of group.entries) await ingest.store(entry.ingested);
-        const at = clock.now().toISOString();
-        const imported = await slots.writeProject(projectId, async (trx) => {
-          const written: MediaImportResult['imported'] = [];
-          for (const group of bySlot.values()) {
-            await slots.holdAll(
-              trx,
-              ctx,
-              group.entries.map((e) => e.ingested.spooled),
-            );
-            const items = group.entries.map(({ file, ingested }) => ({
-              id: newId('med'),
-              organization_id: ctx.organizationId,
-              project_id: projectId,
-              store: group.store,
-              locale: group.locale,
-              slot_type: group.slotType,
-              sha256: ingested.spooled.sha256,
-              file_name: file.path.split('/').pop()!,
-              created_at: at,
-            }));
-            // Unchanged files in the same order keep their items: re-importing changes nothing.
-            const current = await slots.readSlot(trx, projectId, group.store, group.locale, group.slotType);
-            const currentItems = await repo.itemsWithBlobs(trx, parseList(current?.items ?? null));
-            const currentShas = parseList(current?.items ?? null).map((id) => currentItems.get(id)?.sha256);
-            if (JSON.stringify(currentShas) === JSON.stringify(items.map((i) => i.sha256))) continue;
-            await repo.insertItems(trx, items);
-            await slots.writeSlot(trx, ctx, projectId, group, 'import', () => items.map((i) => i.id));
-            written.push({
-              store: group.store,
-              locale: group.locale,
-              slotType: group.slotType,
-              items: items.length,
+        await slots.checkRoom(
+          ctx,
+          [...bySlot.values()].flatMap((group) => group.entries.map((entry) => entry.ingested.spooled)),
+        );
+        const stored: { sha256: string; touchedAt: string }[] = [];
+        for (const group of bySlot.values()) {
+          for (const entry of group.entries) {
+            stored.push({
+              sha256: entry.ingested.spooled.sha256,
+              touchedAt: await ingest.store(entry.ingested),
             });
           }
-          return written;
-        });
+        }
+        const at = clock.now().toISOString();
+        const imported = await slots
+          .writeProject(projectId, async (trx) => {
+            const written: MediaImportResult['imported'] = [];
+            for (const group of bySlot.values()) {
+              await slots.holdAll(
+                trx,
+                ctx,
+                group.entries.map((e) => e.ingested.spooled),
+              );
+              const items = group.entries.map(({ file, ingested }) => ({
+                id: newId('med'),
+                organization_id: ctx.organizationId,
+                project_id: projectId,
+                store: group.store,
+                locale: group.locale,
+                slot_type: group.slotType,
+                sha256: ingested.spooled.sha256,
+                file_name: file.path.split('/').pop()!,
+                created_at: at,
+              }));
+              // Unchanged files in the same order keep their items: re-importing changes nothing.
+              const current = await slots.readSlot(trx, projectId, group.store, group.locale, group.slotType);
+              const currentItems = await repo.itemsWithBlobs(trx, parseList(current?.items ?? null));
+              const currentShas = parseList(current?.items ?? null).map((id) => currentItems.get(id)?.sha256);
+              if (JSON.stringify(currentShas) === JSON.stringify(items.map((i) => i.sha256))) continue;
+              await repo.insertItems(trx, items);
+              await slots.writeSlot(trx, ctx, projectId, group, 'import', () => items.map((i) => i.id));
+              written.push({
+                store: group.store,
+                locale: group.locale,
+                slotType: group.slotType,
+                items: items.length,
+              });
+            }
+            return written;
+          })
+          .catch(async (error: unknown) => {
+            // Other uploads took the room meanwhile: what was stored for this import goes at once.
+            if (error instanceof AppError && error.code === 'USAGE_LIMIT_EXCEEDED') {
+              for (const file of stored) await ingest.removeUnused(file.sha256, file.touchedAt);
+            }
+            throw error;
+          });
         return { imported, skipped };
       } finally {
         for (const { ingested } of files) await ingest.discard(ingested);

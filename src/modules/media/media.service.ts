@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import { BlobNotFoundError, type BlobRange, type BlobStore } from '../../blobs/index.js';
 import type { Executor } from '../../db/database.js';
-import { invalid, invalidField, notFound } from '../../errors.js';
+import { AppError, invalid, invalidField, notFound } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import {
@@ -51,7 +51,7 @@ export interface Download {
 
 export function createMediaService({ db, clock, blobs, projects, organizations }: MediaServiceDeps) {
   const ingest = createIngest({ db, clock, blobs });
-  const { readSlot, writeSlot, writeProject, holdAll } = createSlotWriter({
+  const { readSlot, writeSlot, writeProject, holdAll, checkRoom } = createSlotWriter({
     db,
     clock,
     organizations,
@@ -120,7 +120,8 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
             breaks.map((b) => ({ field: `file.${b.rule}`, message: b.message })),
           );
         }
-        await ingest.store(ingested);
+        await checkRoom(ctx, [ingested.spooled]);
+        const touchedAt = await ingest.store(ingested);
         const { spooled } = ingested;
         const itemId = newId('med');
         let replaced: string | null = null;
@@ -148,6 +149,12 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
             if (current.length >= rule.maxItems) throw countBreak(rule, current.length);
             return [...current, itemId];
           });
+        }).catch(async (error: unknown) => {
+          // Another upload took the room meanwhile: the bytes stored for this one go at once.
+          if (error instanceof AppError && error.code === 'USAGE_LIMIT_EXCEEDED') {
+            await ingest.removeUnused(spooled.sha256, touchedAt);
+          }
+          throw error;
         });
         return { item: view.items.find((item) => item.id === itemId)!, replaced, notVerified };
       } finally {

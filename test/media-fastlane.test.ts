@@ -193,6 +193,22 @@ describe('media import from a fastlane tree', () => {
     expect((await admin.api.get(`/api/v1/projects/${project}/media`)).body.data.slots).toEqual([]);
   });
 
+  it('refuses a tree with the same file twice in one slot, naming the second', async () => {
+    const project = await linked();
+    const same = await image({ width: 1290, height: 2796, colour: distinctColour() });
+    const res = await importTree(
+      project,
+      await tarGz({ 'fastlane/screenshots/en-US/1.png': same, 'fastlane/screenshots/en-US/2.png': same }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([
+      expect.objectContaining({
+        field: 'fastlane/screenshots/en-US/2.png',
+        message: expect.stringContaining('same file as fastlane/screenshots/en-US/1.png'),
+      }),
+    ]);
+  });
+
   it('refuses what is not a tar.gz, and a file over its slot limit with 413', async () => {
     const project = await linked();
     expect((await importTree(project, Buffer.from('not an archive'))).status).toBe(400);

@@ -184,6 +184,29 @@ describe('upload', () => {
     expect(res.body.error.message).toContain('WEBP');
   });
 
+  it('refuses the same file twice in a slot with 409 (App Store Connect cannot order such a set)', async () => {
+    const project = await linkedProject();
+    const bytes = await image({ width: 1290, height: 2796, colour: distinctColour() });
+    const url = slotUrl(project, 'appstore', 'en-US', 'APP_IPHONE_67');
+    const first = await upload(h, admin.apiKey, url, bytes, 'image/png', 'one.png');
+    expect(first.status).toBe(201);
+    const again = await upload(h, admin.apiKey, url, bytes, 'image/png', 'two.png');
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toContain(first.body.data.id);
+    expect(again.body.error.message).toContain('one.png');
+    const media = await admin.api.get(`/api/v1/projects/${project}/media`);
+    const slot = media.body.data.slots.find((s: { slotType: string }) => s.slotType === 'APP_IPHONE_67');
+    expect(slot.items).toHaveLength(1);
+    // The same file in another slot is fine.
+    const elsewhere = await upload(
+      h,
+      admin.apiKey,
+      slotUrl(project, 'appstore', 'de-DE', 'APP_IPHONE_67'),
+      bytes,
+    );
+    expect(elsewhere.status).toBe(201);
+  });
+
   it('refuses a truncated PNG', async () => {
     const project = await linkedProject();
     const whole = await image({ width: 1290, height: 2796, colour: distinctColour() });

@@ -158,10 +158,18 @@ export function createMediaTransfer(deps: {
               length: group.entries.length,
             });
           }
+          const firstPath = new Map<string, string>();
           for (const { file, ingested } of group.entries) {
             for (const b of checkFile(rule, ingested.inspection.facts).breaks) {
               details.push({ field: file.path, message: b.message });
             }
+            const first = firstPath.get(ingested.spooled.sha256);
+            if (first !== undefined) {
+              details.push({
+                field: file.path,
+                message: `is the same file as ${first}; a slot holds each file once`,
+              });
+            } else firstPath.set(ingested.spooled.sha256, file.path);
           }
         }
         if (details.length > 0) {

@@ -140,13 +140,24 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
               created_at: clock.now().toISOString(),
             },
           ]);
-          return writeSlot(trx, ctx, projectId, slot, 'upload', (current) => {
+          return writeSlot(trx, ctx, projectId, slot, 'upload', async (current) => {
             if (rule.maxItems === 1) {
               replaced = current[0] ?? null;
               return [itemId];
             }
             // Checked again under the lock: parallel uploads cannot overfill a slot.
             if (current.length >= rule.maxItems) throw countBreak(rule, current.length);
+            // The stores keep a file once per slot: App Store Connect refuses to order a set that
+            // holds the same screenshot twice, so every later push of the slot would fail.
+            const same = [...(await repo.itemsWithBlobs(trx, current)).values()].find(
+              (item) => item.sha256 === spooled.sha256,
+            );
+            if (same !== undefined) {
+              throw new AppError(
+                'CONFLICT',
+                `This file is already in ${slot.store}/${slot.locale}/${slot.slotType} (item ${same.id}, "${same.file_name}"); a slot holds each file once`,
+              );
+            }
             return [...current, itemId];
           });
         }).catch(async (error: unknown) => {

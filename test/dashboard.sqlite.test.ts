@@ -89,9 +89,20 @@ describe('joining and signing in', () => {
         .toBe(true);
       await expect.poll(() => page.getByText('member', { exact: true }).isVisible()).toBe(true);
       await expectAccessible(page, 'invite');
+      // Once accepted, the used invite is not asked for again (it would answer 409).
+      const invitesAfter: number[] = [];
+      let accepted = false;
+      page.on('response', (response) => {
+        if (accepted && /\/api\/dashboard\/invites\/[^/]+$/.test(new URL(response.url()).pathname)) {
+          invitesAfter.push(response.status());
+        }
+        if (response.url().endsWith('/accept')) accepted = true;
+      });
       await page.getByLabel('Name').fill('Wren Writer');
       await page.getByRole('button', { name: 'Accept' }).click();
       await page.getByRole('heading', { name: 'Welcome to Acme Listings' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(invitesAfter).toEqual([]);
       await page.getByRole('button', { name: 'Add a passkey' }).click();
       await page.getByText('Passkey added.').waitFor();
       await page.getByRole('button', { name: 'Continue to the projects' }).click();

@@ -12,10 +12,14 @@ export function useSession() {
 
 export type Session = NonNullable<ReturnType<typeof useSession>['data']>;
 
-/** After a sign-in: forget everything cached for whoever was signed in before. */
-export function useSignedIn() {
+/**
+ * After a sign-in: forget everything cached for whoever was signed in before — but `keep`, a
+ * query the sign-in used up (an accepted invite answers 409 when asked for again).
+ */
+export function useSignedIn(keep?: readonly unknown[]) {
   const client = useQueryClient();
-  return () => client.resetQueries();
+  const kept = JSON.stringify(keep);
+  return () => client.resetQueries({ predicate: (query) => JSON.stringify(query.queryKey) !== kept });
 }
 
 export const canEdit = (session: Session | undefined) =>

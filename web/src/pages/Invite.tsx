@@ -8,11 +8,13 @@ import { addPasskey, passkeysSupported } from '../webauthn';
 
 export function Invite({ inviteId }: { inviteId: string }) {
   const [name, setName] = useState('');
-  const signedIn = useSignedIn();
+  const signedIn = useSignedIn(['invite', inviteId]);
   const invite = useQuery({
     queryKey: ['invite', inviteId],
     queryFn: () => unwrap(api.GET('/api/dashboard/invites/{inviteId}', { params: { path: { inviteId } } })),
     retry: false,
+    // Read once: accepting uses it up, and asked for again it would answer 409.
+    staleTime: Infinity,
   });
   // The organization's name travels with the mutation: the invite itself is used up once accepted.
   const accept = useMutation({

@@ -3,8 +3,14 @@
  * emulators: the circuit breaker stops calls to an account that keeps failing and lets one through
  * again after a while; retries honour Retry-After.
  */
+import { getEventListeners } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+// cockatiel's own signal for calls given none: the one a push's calls crowded.
+import { neverAbortedSignal } from 'cockatiel/dist/common/abort.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createConnectorFactory } from '../src/connectors/index.js';
+import { createAccountRegistry, send } from '../src/connectors/resilience.js';
 import { StoreError } from '../src/connectors/store-connector.js';
 import { startEmulators, type RunningEmulators } from './support/emulators.js';
 
@@ -76,5 +82,34 @@ describe('retries', () => {
     await apple.verify();
     // capped by maxDelayMs (50 ms) in this policy: the hint is a floor only up to the cap
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+  });
+});
+
+describe('many calls at once', () => {
+  it('waiting in the bulkhead, they leave no listener on a shared signal (MaxListenersExceededWarning)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const server = http.createServer((_request, response) => {
+      setTimeout(() => response.end('{}'), 20);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/anything`;
+      const account = createAccountRegistry()('many-calls', 2);
+      const during: number[] = [];
+      const calls = Array.from({ length: 40 }, () =>
+        send({ method: 'PATCH', url, headers: {}, idempotent: true }, fast, account),
+      );
+      during.push(getEventListeners(neverAbortedSignal, 'abort').length);
+      const responses = await Promise.all(calls);
+      expect(responses.map((r) => r.status)).toEqual(Array<number>(40).fill(200));
+      expect(during).toEqual([0]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -178,6 +178,9 @@ export async function send(
   const limitMs = call.timeoutMs ?? policy.timeoutMs;
   const attemptTimeout = timeout(limitMs, TimeoutStrategy.Aggressive);
   try {
+    // A signal of the call's own: without one, cockatiel hangs every call's abort listener on one
+    // process-wide signal, and a push with many calls waiting in the bulkhead warned
+    // MaxListenersExceededWarning.
     return await wrap(account.bulkhead, account.breaker, retrying, attemptTimeout).execute(
       async ({ signal }) => {
         // Checked once the call has its slot: a cancelled push stops before its next write.
@@ -209,6 +212,7 @@ export async function send(
           );
         }
       },
+      new AbortController().signal,
     );
   } catch (error) {
     if (error instanceof BrokenCircuitError) throw new StoreUnavailableError(account.breakerPolicy.openMs);

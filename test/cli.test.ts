@@ -120,6 +120,22 @@ describe('appmeta CLI', () => {
     expect((await h.client(out.apiKey).get('/api/v1/projects')).status).toBe(200);
   });
 
+  it('run outside the service’s folder, says which database it looked for instead of making an empty one', async () => {
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-elsewhere-'));
+    try {
+      const res = await runCli(['org', 'list'], {}, elsewhere);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain(path.join(fs.realpathSync(elsewhere), 'data', 'appmeta.db'));
+      expect(res.stderr).toContain('relative to the folder you run appmeta in');
+      const json = await runCli(['media', 'list', '--project', 'proj_x', '--json'], {}, elsewhere);
+      expect(JSON.parse(json.stdout).error.code).toBe('INVALID_CONFIGURATION');
+      // Nothing was made beside the user's files: no database, no secret key.
+      expect(fs.readdirSync(elsewhere)).toEqual([]);
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   it('org list and member list find the member a lost key belongs to; key create --org --email lets it back in', async () => {
     const created = JSON.parse(
       (

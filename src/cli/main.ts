@@ -2,7 +2,7 @@
  * The operator CLI (design.md §3). Every command accepts --json and then prints exactly one JSON
  * object on stdout; logs go to stderr. Exit status: 0 success, 1 failure, 2 bad configuration.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -97,6 +97,7 @@ async function withServices<T>(
   flags: Flags = {},
 ): Promise<T> {
   const config = loadConfig();
+  requireExistingDatabase(config);
   try {
     return await withDatabase(config, async (db) => {
       const services = createServices({
@@ -117,6 +118,24 @@ async function withServices<T>(
   } catch (error) {
     throw error instanceof AppError ? inFlagTerms(error, flags) : error;
   }
+}
+
+/**
+ * A command on the service's data needs the service's database: one run from another folder would
+ * otherwise make a new, empty SQLite file there (DATABASE_URL's default is relative to the folder)
+ * and a secret key beside it, then say only that nothing is found. `migrate` and `serve` create it.
+ */
+function requireExistingDatabase(config: Config): void {
+  const { database } = config;
+  if (database.kind !== 'sqlite' || database.path === ':memory:' || existsSync(database.path)) return;
+  const file = path.resolve(database.path);
+  throw new ConfigError([
+    `DATABASE_URL: no appmeta database at ${file}` +
+      (process.env.DATABASE_URL === undefined
+        ? ' (the default, file:./data/appmeta.db, is relative to the folder you run appmeta in)'
+        : '') +
+      '; run appmeta from the folder the service runs in, set DATABASE_URL to its database, or create one with `appmeta migrate`',
+  ]);
 }
 
 /**

@@ -10,9 +10,12 @@ export interface CliResult {
 }
 
 /** Runs bin/appmeta as an operator would, with only the given environment on top of PATH. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, cwd?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(BIN, args, { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env } });
+    const child = spawn(BIN, args, {
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+      ...(cwd !== undefined && { cwd }),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -39,6 +39,7 @@ beforeAll(async () => {
       '2026_11_24_0012_create_translations',
       '2026_11_27_0013_index_linked_projects',
       '2026_11_27_0014_idempotency_per_caller',
+      '2026_11_27_0015_operation_items',
     ],
   });
   h = await startHarness({ database });

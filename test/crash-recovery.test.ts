@@ -63,8 +63,13 @@ it(
         200,
       );
     }
-    const pushed = (await call('POST', '/projects', { name: 'Pushed', appStoreAppId: APP_ID })).body.data
-      .project.id;
+    const pushed = (
+      await call('POST', '/projects', {
+        name: 'Pushed',
+        appStoreAppId: APP_ID,
+        playStorePackageName: PACKAGE,
+      })
+    ).body.data.project.id;
     const synced = (await call('POST', '/projects', { name: 'Synced', playStorePackageName: PACKAGE })).body
       .data.project.id;
     expect((await call('POST', `/projects/${pushed}/sync`, {})).status).toBe(200);
@@ -72,6 +77,10 @@ it(
     await call('PATCH', `/projects/${pushed}/listings/appstore/de-DE`, {
       name: 'Wetter Pro',
       description: 'Wetter.',
+    });
+    // Google Play takes its part at once (it is not slowed): written and committed before the kill.
+    await call('PATCH', `/projects/${pushed}/listings/playstore/en-US`, {
+      shortDescription: 'Radar and rain',
     });
 
     // The store answers slowly: the push is mid-write and the sync mid-read when the instance dies.
@@ -82,10 +91,19 @@ it(
     ]);
     const async = { prefer: 'respond-async' };
     const push = (await call('POST', `/projects/${pushed}/push`, {}, async)).body.data.operation.id;
+    const deadline = Date.now() + 10_000;
+    // Google Play's part is committed before the sync of the other project (of the same app)
+    // opens an edit of its own, which would end the push's.
+    const playHas = () =>
+      (emu.play.snapshot(PACKAGE)['en-US'] as { shortDescription?: string } | undefined)?.shortDescription ===
+      'Radar and rain';
+    while (!playHas()) {
+      if (Date.now() > deadline) throw new Error('Google Play was not written');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const sync = (await call('POST', `/projects/${synced}/sync`, {}, async)).body.data.operation.id;
     const status = async (project: string, id: string) =>
       (await call('GET', `/projects/${project}/operations/${id}`)).body.data.operation.status as string;
-    const deadline = Date.now() + 10_000;
     while ((await status(pushed, push)) !== 'running' || (await status(synced, sync)) !== 'running') {
       if (Date.now() > deadline) throw new Error('the operations did not start');
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -98,6 +116,14 @@ it(
     emu.faults.clear();
     const writes = emu.appStore.counters.writes;
     expect(writes).toBeGreaterThan(0);
+    const playWrites = () =>
+      emu.calls.filter(
+        (c) => /^(PATCH|PUT) \/androidpublisher\/.*\/listings\//.test(c) || c.endsWith(':commit'),
+      ).length;
+    const playWritesBefore = playWrites();
+    expect(emu.calls.some((c) => c.startsWith('POST /androidpublisher/') && c.endsWith(':commit'))).toBe(
+      true,
+    );
 
     survivor = await startHarness({ database, env: emu.env, worker: true });
     const admin = survivor.client(key);
@@ -123,6 +149,9 @@ it(
     // only what the store does not have yet (at most the three writes of the push), then nothing.
     expect(pushOutcome.status).toBe('succeeded');
     expect(pushOutcome.outcome.appStore).toMatchObject({ pushed: true, locales: 2 });
+    // Google Play's locale was recorded as written: the resumed push does not send it again.
+    expect(pushOutcome.outcome.playStore).toMatchObject({ pushed: true, locales: 1 });
+    expect(playWrites()).toBe(playWritesBefore);
     const resumedWrites = emu.appStore.counters.writes - writes;
     expect(resumedWrites).toBeGreaterThan(0);
     expect(resumedWrites).toBeLessThanOrEqual(3);

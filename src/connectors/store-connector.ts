@@ -154,6 +154,12 @@ export interface LocaleChange {
 }
 
 export interface PushOptions {
+  /**
+   * Compare each locale with the store before writing it and write only what differs (a push
+   * resumed after its instance died, whose earlier writes may have landed). App Store Connect's
+   * connector always does; Google Play's reads the listings once for it.
+   */
+  readFirst?: boolean;
   /** Google Play: commit with changesNotSentForReview=true. */
   changesNotSentForReview?: boolean;
   /** Locales to delete from the store (push with prune). */

@@ -14,6 +14,7 @@ import * as createReleases from './migrations/2026_11_24_0011_create_releases.js
 import * as createTranslations from './migrations/2026_11_24_0012_create_translations.js';
 import * as indexLinkedProjects from './migrations/2026_11_27_0013_index_linked_projects.js';
 import * as idempotencyPerCaller from './migrations/2026_11_27_0014_idempotency_per_caller.js';
+import * as operationItems from './migrations/2026_11_27_0015_operation_items.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_24_0012_create_translations': createTranslations,
   '2026_11_27_0013_index_linked_projects': indexLinkedProjects,
   '2026_11_27_0014_idempotency_per_caller': idempotencyPerCaller,
+  '2026_11_27_0015_operation_items': operationItems,
 };
 
 /**

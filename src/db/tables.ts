@@ -262,6 +262,14 @@ export interface WebauthnChallengesTable {
 }
 
 /** The first request that used an Idempotency-Key, and once it finished, its response. */
+/** A locale a push wrote, recorded as it was done (a resumed push skips it). */
+export interface OperationItemsTable {
+  operation_id: string;
+  store: string;
+  locale: string;
+  done_at: string;
+}
+
 export interface IdempotencyKeysTable {
   organization_id: string;
   /** Whose key it is: `key:<apiKeyId>`, or `member:<memberId>` for a dashboard session. */
@@ -485,6 +493,7 @@ export interface Database {
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   idempotency_keys: IdempotencyKeysTable;
+  operation_items: OperationItemsTable;
   event_sequences: EventSequencesTable;
   events: EventsTable;
   webhooks: WebhooksTable;

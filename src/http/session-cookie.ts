@@ -86,7 +86,12 @@ export function createSessionCookies(publicUrl: string) {
      * sets the cookie — must come from the dashboard's own pages, or another site could sign the
      * browser in to an account of its choosing (login CSRF).
      */
-    checkSignIn(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+    checkSignIn(
+      this: void,
+      request: FastifyRequest,
+      _reply: FastifyReply,
+      done: (error?: Error) => void,
+    ): void {
       if (request.headers.authorization !== undefined) return done();
       if (request.routeOptions.config.signsInDashboardOnly === true) return done();
       try {

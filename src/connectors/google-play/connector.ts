@@ -109,23 +109,46 @@ export function createGooglePlayConnector(
       let notes: ReleaseNotesResult[] = [];
       const slotWrites: PlaySlotWrite[] = [];
       const slotErrors: MediaSlotResult[] = [];
+      let textsSent = 0;
       const editUrl = await client.openEdit(counter, pkg);
       try {
+        // A resumed push: what the store has already (its last edit may have committed).
+        const stored = new Map<string, FieldValues>();
+        if (options.readFirst === true) {
+          const list = await client.call<{ listings?: Listing[] }>(counter, 'GET', `${editUrl}/listings`);
+          for (const listing of list.listings ?? []) stored.set(listing.language, fieldsOf(listing));
+        }
         await Promise.all(
           changes.map(async (change) => {
             const url = `${editUrl}/listings/${encodeURIComponent(change.locale)}`;
             try {
-              if (change.create) {
+              const current = stored.get(change.locale);
+              if (current !== undefined) {
+                const differing = Object.fromEntries(
+                  Object.entries(change.fields).filter(
+                    ([field, value]) => (current[field] || null) !== (value || null),
+                  ),
+                );
+                if (Object.keys(differing).length > 0) {
+                  await client.call(counter, 'PATCH', url, {
+                    language: change.locale,
+                    ...nullsAsEmpty(differing),
+                  });
+                  textsSent += 1;
+                }
+              } else if (change.create) {
                 // PUT creates a language with its full listing (supply does the same).
                 const listing = Object.fromEntries(
                   Object.entries(change.fields).filter(([, v]) => v !== null),
                 );
                 await client.call(counter, 'PUT', url, { language: change.locale, ...listing });
+                textsSent += 1;
               } else {
                 await client.call(counter, 'PATCH', url, {
                   language: change.locale,
                   ...nullsAsEmpty(change.fields),
                 });
+                textsSent += 1;
               }
               written.push(change.locale);
             } catch (error) {
@@ -173,7 +196,7 @@ export function createGooglePlayConnector(
           notes = await tracks.writeNotes(counter, editUrl, options.releaseNotes ?? []);
         }
         const notesWritten = notes.some((n) => n.written);
-        if (written.length > 0 || removed.length > 0 || mediaWritten || notesWritten) {
+        if (textsSent > 0 || removed.length > 0 || mediaWritten || notesWritten) {
           const query = options.changesNotSentForReview ? '?changesNotSentForReview=true' : '';
           await client.call(counter, 'POST', `${editUrl}:commit${query}`, undefined, false);
           committed = true;
@@ -188,6 +211,9 @@ export function createGooglePlayConnector(
               });
             }
           }
+        } else {
+          // Every text was in the store already (a resumed push): nothing to commit.
+          for (const locale of written) options.onLocaleWritten?.(locale);
         }
       } catch (error) {
         if (!(error instanceof StoreError)) throw error;

@@ -48,8 +48,10 @@ export interface OperationControl {
   beforeWrite(store: Store): () => Promise<void>;
   /** Declares how many locales a store's part has. */
   expect(store: Store, total: number): void;
-  /** One locale of a store done. */
+  /** One locale of a store done: counted, and recorded at once so that a resumed push skips it. */
   advance(store: Store, locale: string): void;
+  /** The locales of a store this operation wrote before (a run resumed after its instance died). */
+  written(store: Store): Promise<string[]>;
   /** Declares how many media files a store's part uploads. */
   expectMedia(store: Store, total: number): void;
   /** One media file settled (or refused) by a store. */
@@ -138,7 +140,7 @@ export function createOperationRunner(deps: {
         { operationId, kind: run.kind, projectId: project.id, stores: run.stores },
         `${run.kind} started`,
       );
-      const progress = createProgress(ctx, project, operationId);
+      const progress = createProgress(ctx, project, operationId, run.kind);
       let result: T & { status: string };
       try {
         result = await run.work(prepared, progress.control);
@@ -194,13 +196,31 @@ export function createOperationRunner(deps: {
   }
 
   /** Progress of one run: counted in memory, written (with an operation.progress event) now and then. */
-  function createProgress(ctx: RequestContext, project: Project, operationId: string) {
+  function createProgress(
+    ctx: RequestContext,
+    project: Project,
+    operationId: string,
+    kind: OperationShape['kind'],
+  ) {
     const state: Progress = { done: 0, total: 0, stores: {} };
     let cancelled = false;
     let writesMarked = false;
     let dirty = false;
     let timer: NodeJS.Timeout | null = null;
     let writing: Promise<void> = Promise.resolve();
+    // Completion records, written as each locale is done (not debounced like progress).
+    const recording = new Set<Promise<void>>();
+    const recordDone = (store: Store, locale: string) => {
+      // Only a push is resumed after writing (a sync that wrote is failed, never repeated).
+      if (kind !== 'push') return;
+      const done = ops
+        .recordItemDone(db, { operation_id: operationId, store, locale, done_at: clock.now().toISOString() })
+        .catch((error: unknown) =>
+          ctx.log.warn({ err: error, operationId, store, locale }, 'recording a written locale failed'),
+        )
+        .finally(() => recording.delete(done));
+      recording.add(done);
+    };
     const write = () => {
       timer = null;
       if (!dirty) return writing;
@@ -246,8 +266,10 @@ export function createOperationRunner(deps: {
         part.done += 1;
         part.locales.push(locale);
         state.done += 1;
+        recordDone(store, locale);
         changed();
       },
+      written: (store) => ops.itemsDone(db, operationId, store),
       expectMedia(store, total) {
         const part = (state.stores[store] ??= { done: 0, total: 0, locales: [] });
         const all = (state.media ??= { done: 0, failed: 0, total: 0 });
@@ -271,6 +293,7 @@ export function createOperationRunner(deps: {
       cancelled: () => cancelled,
       async flush() {
         if (timer !== null) clearTimeout(timer);
+        await Promise.all([...recording]);
         await write();
       },
     };

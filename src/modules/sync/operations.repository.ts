@@ -116,6 +116,29 @@ export async function setProgress(db: Executor, id: string, progress: string) {
   await db.updateTable('operations').set({ progress }).where('id', '=', id).execute();
 }
 
+/** Records that a push wrote a locale to a store (once; a repeat changes nothing). */
+export async function recordItemDone(
+  db: Executor,
+  item: { operation_id: string; store: string; locale: string; done_at: string },
+) {
+  await db
+    .insertInto('operation_items')
+    .values(item)
+    .onConflict((oc) => oc.columns(['operation_id', 'store', 'locale']).doNothing())
+    .execute();
+}
+
+/** The locales an operation has written to a store so far. */
+export async function itemsDone(db: Executor, operationId: string, store: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('operation_items')
+    .select('locale')
+    .where('operation_id', '=', operationId)
+    .where('store', '=', store)
+    .execute();
+  return rows.map((row) => row.locale);
+}
+
 export async function markWritesStarted(db: Executor, id: string) {
   await db.updateTable('operations').set({ writes_started: 1 }).where('id', '=', id).execute();
 }
@@ -162,6 +185,8 @@ export const operationsRepository = {
   markRunning,
   setProgress,
   markWritesStarted,
+  recordItemDone,
+  itemsDone,
   cancelRequested,
   find: findOperation,
   findById: findOperationById,

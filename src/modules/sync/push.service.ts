@@ -68,8 +68,19 @@ export function createPushService(deps: PushServiceDeps) {
     locales: string[] | undefined,
     options: { prune?: boolean; changesNotSentForReview?: boolean },
     control: OperationControl,
+    resumed: boolean,
   ): Promise<{ outcome: PushOutcome; locales: string[]; failures: Failure[] }> {
     const plan: PushPlan = planFor(changeset, store, locales);
+    // Resumed after its instance died: locales it recorded as written are not written again,
+    // and the others are compared with the store first (their outcome is unknown).
+    const already = new Set(resumed ? await control.written(store) : []);
+    const skipped = plan.changes.filter((c) => already.has(c.locale));
+    if (skipped.length > 0) {
+      ctx.log.info(
+        { store, locales: skipped.map((c) => c.locale) },
+        'resumed push: already written, skipped',
+      );
+    }
     // Said before any store call: What's New only on a version being prepared, not the first.
     const whatsNew =
       store === 'appstore'
@@ -86,6 +97,8 @@ export function createPushService(deps: PushServiceDeps) {
     const removals = options.prune === true ? plan.removals : [];
     const mediaPlan = await media.plan(project.id, changeset.media[store] ?? {}, locales);
     control.expect(store, plan.changes.length);
+    for (const change of skipped) control.advance(store, change.locale);
+    const toWrite = plan.changes.filter((c) => !already.has(c.locale));
     const conflictFailures: Failure[] = [
       ...plan.conflicts.map((c) => ({
         store,
@@ -121,16 +134,23 @@ export function createPushService(deps: PushServiceDeps) {
       .flatMap(([, bySlot]) => Object.values(bySlot))
       .reduce((sum, change) => sum + (change.conflict === undefined ? change.added.length : 0), 0);
     if (uploads > 0) control.expectMedia(store, uploads);
+    const doneBefore = skipped.map((c) => c.locale);
     if (
-      plan.changes.length === 0 &&
+      toWrite.length === 0 &&
       removals.length === 0 &&
       mediaPlan.slots.length === 0 &&
       notesPlan.notes.length === 0
     ) {
-      // Nothing to write: no store call at all.
+      // Nothing (left) to write: no store call at all.
+      if (skipped.length > 0) {
+        const at = clock.now().toISOString();
+        await db
+          .transaction()
+          .execute((trx) => recordPush(trx, { projectId: project.id }, store, skipped, [], at));
+      }
       return {
-        outcome: { pushed: conflictFailures.length === 0, locales: 0 },
-        locales: [],
+        outcome: { pushed: conflictFailures.length === 0, locales: doneBefore.length },
+        locales: doneBefore,
         failures: conflictFailures,
       };
     }
@@ -145,7 +165,8 @@ export function createPushService(deps: PushServiceDeps) {
     }
     let report;
     try {
-      report = await client.write(appRef(project, store), plan.changes, {
+      report = await client.write(appRef(project, store), toWrite, {
+        readFirst: resumed,
         removeLocales: removals,
         changesNotSentForReview: options.changesNotSentForReview ?? false,
         beforeWrite: control.beforeWrite(store),
@@ -163,6 +184,7 @@ export function createPushService(deps: PushServiceDeps) {
       };
     }
     const at = clock.now().toISOString();
+    report.written = [...doneBefore, ...report.written];
     const accepted = plan.changes.filter((c) => report.written.includes(c.locale));
     await db
       .transaction()
@@ -250,7 +272,19 @@ export function createPushService(deps: PushServiceDeps) {
           await Promise.all(
             stores.map(
               async (store) =>
-                [store, await pushStore(ctx, project, store, changeset, locales, input, control)] as const,
+                [
+                  store,
+                  await pushStore(
+                    ctx,
+                    project,
+                    store,
+                    changeset,
+                    locales,
+                    input,
+                    control,
+                    resumeFrom !== undefined,
+                  ),
+                ] as const,
             ),
           ),
         );

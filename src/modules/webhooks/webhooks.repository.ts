@@ -61,6 +61,39 @@ export async function insertDelivery(db: Executor, row: WebhookDeliveriesTable):
 }
 
 /** A delivery with its endpoint, for one attempt. */
+/**
+ * Holds the organization's row until the transaction ends, so that deliveries of one organization
+ * are counted and claimed one at a time (their limits hold across workers and instances).
+ */
+export async function lockOrganization(db: Executor, organizationId: string): Promise<void> {
+  await db
+    .updateTable('organizations')
+    .set((eb) => ({ name: eb.ref('name') }))
+    .where('id', '=', organizationId)
+    .execute();
+}
+
+/**
+ * Deliveries being sent now (since `since`: older claims are stale), of the organization and of
+ * one of its endpoints: the scheduler keeps each under its limit.
+ */
+export async function sendingNow(
+  db: Executor,
+  organizationId: string,
+  webhookId: string,
+  since: string,
+): Promise<{ organization: number; endpoint: number }> {
+  const rows = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    .select('d.webhook_id')
+    .where('w.organization_id', '=', organizationId)
+    .where('d.status', '=', 'sending')
+    .where('d.updated_at', '>=', since)
+    .execute();
+  return { organization: rows.length, endpoint: rows.filter((r) => r.webhook_id === webhookId).length };
+}
+
 export const deliveryForAttempt = (db: Executor, id: string) =>
   db
     .selectFrom('webhook_deliveries as d')

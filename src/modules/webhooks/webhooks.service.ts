@@ -30,6 +30,14 @@ export const ROTATION_OVERLAP_MS = 24 * 3600_000;
  * the job that the queue runs again finds it sendable.
  */
 const STALE_SENDING_MS = 30_000;
+/**
+ * Deliveries one organization, and one of its endpoints, may have under way at once: every
+ * organization shares the instance's delivery workers, and endpoints that hang (10 s each) must
+ * not hold them all. A delivery over a limit waits DEFERRED_MS and tries again.
+ */
+export const ORGANIZATION_SENDING_MAX = 3;
+export const ENDPOINT_SENDING_MAX = 2;
+const DEFERRED_MS = 1_000;
 
 const sealContext = (organizationId: string, webhookId: string) => `webhooks:${organizationId}:${webhookId}`;
 
@@ -65,9 +73,9 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   }
 
   /** Marks the delivery as being sent; false when another worker has it or it is done. */
-  async function claim(id: string, updatedAt: string): Promise<boolean> {
+  async function claim(executor: Executor, id: string, updatedAt: string): Promise<boolean> {
     const stale = new Date(clock.now().getTime() - STALE_SENDING_MS).toISOString();
-    const result = await db
+    const result = await executor
       .updateTable('webhook_deliveries')
       .set({ status: 'sending', updated_at: clock.now().toISOString() })
       .where('id', '=', id)
@@ -304,7 +312,21 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     /** One attempt of a delivery (the `webhook.deliver` job). */
     async attempt(deliveryId: string): Promise<void> {
       const row = await repo.deliveryForAttempt(db, deliveryId);
-      if (row === undefined || !(await claim(row.id, row.updated_at))) return;
+      if (row === undefined || row.status === 'succeeded' || row.status === 'failed') return;
+      // Fair shares of the workers: over its organization's or endpoint's limit, the delivery
+      // frees its worker for another organization's and comes back shortly (with jitter).
+      const since = new Date(clock.now().getTime() - STALE_SENDING_MS).toISOString();
+      const claimed = await db.transaction().execute(async (trx) => {
+        await repo.lockOrganization(trx, row.organization_id);
+        const sending = await repo.sendingNow(trx, row.organization_id, row.webhook_id, since);
+        if (sending.organization >= ORGANIZATION_SENDING_MAX || sending.endpoint >= ENDPOINT_SENDING_MAX) {
+          const delayMs = Math.round(DEFERRED_MS * (0.75 + Math.random() * 0.5));
+          await queue.enqueue(trx, 'webhook.deliver', { deliveryId: row.id }, { delayMs });
+          return false;
+        }
+        return claim(trx, row.id, row.updated_at);
+      });
+      if (!claimed) return;
       const now = clock.now();
       const attempts = JSON.parse(row.attempts) as unknown[];
       let attempt;

@@ -80,6 +80,11 @@ export function createPushService(deps: PushServiceDeps) {
         { store, locales: skipped.map((c) => c.locale) },
         'resumed push: already written, skipped',
       );
+      // The store has them: recorded as pushed now, whatever happens to the rest.
+      const at = clock.now().toISOString();
+      await db
+        .transaction()
+        .execute((trx) => recordPush(trx, { projectId: project.id }, store, skipped, [], at));
     }
     // Said before any store call: What's New only on a version being prepared, not the first.
     const whatsNew =
@@ -142,12 +147,6 @@ export function createPushService(deps: PushServiceDeps) {
       notesPlan.notes.length === 0
     ) {
       // Nothing (left) to write: no store call at all.
-      if (skipped.length > 0) {
-        const at = clock.now().toISOString();
-        await db
-          .transaction()
-          .execute((trx) => recordPush(trx, { projectId: project.id }, store, skipped, [], at));
-      }
       return {
         outcome: { pushed: conflictFailures.length === 0, locales: doneBefore.length },
         locales: doneBefore,
@@ -178,14 +177,14 @@ export function createPushService(deps: PushServiceDeps) {
     } catch (error) {
       const failure = storeFailure(error);
       return {
-        outcome: { pushed: false, locales: 0, error: failure },
-        locales: [],
+        outcome: { pushed: false, locales: doneBefore.length, error: failure },
+        locales: doneBefore,
         failures: [{ store, locale: null, field: null, error: failure }, ...conflictFailures],
       };
     }
     const at = clock.now().toISOString();
+    const accepted = toWrite.filter((c) => report.written.includes(c.locale));
     report.written = [...doneBefore, ...report.written];
-    const accepted = plan.changes.filter((c) => report.written.includes(c.locale));
     await db
       .transaction()
       .execute((trx) => recordPush(trx, { projectId: project.id }, store, accepted, report.removed, at));

@@ -62,14 +62,16 @@ export async function insertDelivery(db: Executor, row: WebhookDeliveriesTable):
 
 /** A delivery with its endpoint, for one attempt. */
 /**
- * Holds the organization's row until the transaction ends, so that deliveries of one organization
- * are counted and claimed one at a time (their limits hold across workers and instances).
+ * Holds the organization's endpoints until the transaction ends, so that its deliveries are
+ * counted and claimed one at a time (their limits hold across workers and instances). Its
+ * endpoints, not its row: a write to `organizations` would announce an identity change to every
+ * instance (src/db/database.ts) on every delivery.
  */
-export async function lockOrganization(db: Executor, organizationId: string): Promise<void> {
+export async function lockEndpoints(db: Executor, organizationId: string): Promise<void> {
   await db
-    .updateTable('organizations')
-    .set((eb) => ({ name: eb.ref('name') }))
-    .where('id', '=', organizationId)
+    .updateTable('webhooks')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('organization_id', '=', organizationId)
     .execute();
 }
 

@@ -317,7 +317,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       // frees its worker for another organization's and comes back shortly (with jitter).
       const since = new Date(clock.now().getTime() - STALE_SENDING_MS).toISOString();
       const claimed = await db.transaction().execute(async (trx) => {
-        await repo.lockOrganization(trx, row.organization_id);
+        await repo.lockEndpoints(trx, row.organization_id);
         const sending = await repo.sendingNow(trx, row.organization_id, row.webhook_id, since);
         if (sending.organization >= ORGANIZATION_SENDING_MAX || sending.endpoint >= ENDPOINT_SENDING_MAX) {
           const delayMs = Math.round(DEFERRED_MS * (0.75 + Math.random() * 0.5));

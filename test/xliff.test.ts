@@ -86,6 +86,21 @@ describe('XLIFF', () => {
     });
   });
 
+  it('decodes character references and the five entities, keeps CDATA as written, refuses the rest', () => {
+    const xml = writeXliff(doc('2.0')).replace(
+      '<target>Zeile eins</target>',
+      '<target>St&#252;ndlich &#x2014; &lt;b&gt; &amp; <![CDATA[R&D &amp; <i>]]></target>',
+    );
+    expect(parseXliff(xml).files[0]!.units[0]!.target).toBe('Stündlich — <b> & R&D &amp; <i>');
+    expect(() => parseXliff(xml.replace('&#252;', '&uuml;'))).toThrow(/&uuml;/);
+    expect(() => parseXliff(xml.replace('&#252;', '&#0;'))).toThrow(/not a character XML allows/);
+    const truncated = xml.slice(
+      0,
+      xml.indexOf('Stündlich') > 0 ? xml.indexOf('Stündlich') : xml.indexOf('St&#252;'),
+    );
+    expect(() => parseXliff(truncated)).toThrow(/still open/);
+  });
+
   it('refuses what cannot become a store text, naming the unit', () => {
     const placeholder = writeXliff(doc('2.0')).replace(
       '<target>Zeile eins</target>',

@@ -181,6 +181,8 @@ const xmlParser = () =>
     removeNSPrefix: false,
     // Entities are decoded by us (decodeReferences): the parser leaves numeric references as written.
     processEntities: false,
+    // CDATA is text as written: kept apart so that no reference in it is decoded.
+    cdataPropName: '#cdata',
     ignoreDeclaration: true,
     ignorePiTags: true,
     commentPropName: '#comment',
@@ -243,6 +245,10 @@ function textOf(nodes: Node[], where: string): string {
   for (const node of nodes) {
     const name = nameOf(node);
     if (name === '#text') out += decodeReferences(String(node['#text']));
+    else if (name === '#cdata')
+      out += childrenOf(node)
+        .map((part) => String(part['#text'] ?? ''))
+        .join('');
     else if (name === '#comment') continue;
     else if (TEXT_WRAPPERS.has(localName(node))) out += textOf(childrenOf(node), where);
     else {

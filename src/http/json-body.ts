@@ -9,20 +9,28 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * makes recursive code (validation, the text rule's walk, libraries) run out of stack.
  */
 const MAX_DEPTH = 32;
+const TOO_DEEP = `The body nests objects and arrays deeper than ${MAX_DEPTH} levels`;
 
-/** Whether the JSON text opens more than `max` objects or arrays at once (brackets in strings ignored). */
-function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c /* \ */) i++;
-      else if (c === 0x22 /* " */) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (++depth > max) return true;
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+/**
+ * Whether a parsed body nests objects and arrays more than `max` deep. Walked without recursion,
+ * on the parsed value rather than the text: a typical body is a handful of nodes (0.4 µs), where
+ * scanning its text cost more than parsing it.
+ */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
+    if (depth > max) return true;
+    const children: unknown[] = Array.isArray(node) ? (node as unknown[]) : Object.values(node);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
+    }
   }
   return false;
 }
@@ -56,17 +64,16 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       return done(invalidField('body', 'is not valid UTF-8'));
     }
     if (text.trim() === '') return done(null, undefined);
-    if (nestsDeeperThan(text, MAX_DEPTH)) {
-      return done(
-        new AppError('INVALID_REQUEST', `The body nests objects and arrays deeper than ${MAX_DEPTH} levels`),
-      );
-    }
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
-      return done(new AppError('INVALID_REQUEST', `The body is not valid JSON: ${(error as Error).message}`));
+      // V8 parses without recursion; should a body still exhaust the stack, it is said as depth.
+      const reason =
+        error instanceof RangeError ? TOO_DEEP : `The body is not valid JSON: ${(error as Error).message}`;
+      return done(new AppError('INVALID_REQUEST', reason));
     }
+    if (nestsDeeperThan(value, MAX_DEPTH)) return done(new AppError('INVALID_REQUEST', TOO_DEEP));
     // Controls and surrogates can only arrive escaped (or as DEL/C1): most bodies skip the walk.
     const problem = mayBreakTextRule(text) ? findTextProblem(value) : null;
     if (problem !== null) return done(invalidField(problem.field, problem.message));

@@ -247,7 +247,7 @@ function textOf(nodes: Node[], where: string): string {
     if (name === '#text') out += decodeReferences(String(node['#text']));
     else if (name === '#cdata')
       out += childrenOf(node)
-        .map((part) => String(part['#text'] ?? ''))
+        .map((part) => (typeof part['#text'] === 'string' ? part['#text'] : ''))
         .join('');
     else if (name === '#comment') continue;
     else if (TEXT_WRAPPERS.has(localName(node))) out += textOf(childrenOf(node), where);

@@ -196,7 +196,13 @@ export async function buildApp(
         { name: 'credentials', description: 'Store credentials of the organization (admins)' },
         { name: 'webhooks', description: 'Signed webhook deliveries of events, and their log (admins)' },
         { name: 'events', description: 'The live stream of the organization’s events' },
-        { name: 'dashboard', description: 'The web dashboard: invite links, sign-in, sessions, passkeys' },
+        {
+          name: 'dashboard',
+          description:
+            'The web dashboard: invite links, sign-in, sessions, passkeys. A state change here sent without an ' +
+            "API key (every sign-in) needs `X-Appmeta-CSRF: 1` and an `Origin` equal to PUBLIC_URL's, else 403; " +
+            'accepting an invite without them works but sets no cookie.',
+        },
         { name: 'health', description: 'Probes for load balancers' },
       ],
     },

@@ -37,7 +37,8 @@ const IDEMPOTENCY_KEY = {
   description:
     'Send the same key again with the same request within 24 h to get the first response replayed ' +
     '(`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 ' +
-    'IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409.',
+    'IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or ' +
+    "the session's member): another caller's identical key is unrelated; a replay checks the caller's current role.",
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 

@@ -227,7 +227,8 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
           'application/octet-stream; name it with `?fileName=`) or multipart/form-data with one file part. ' +
           'Format, dimensions and alpha are read from the bytes; every rule of the slot is checked before ' +
           "anything is stored (400, one `details` entry per broken rule, `file.<rule>`); over the slot's byte " +
-          "limit is 413; over the plan's storage 403 USAGE_LIMIT_EXCEEDED. The item goes to the end of the slot; " +
+          "limit is 413; over the plan's storage 403 USAGE_LIMIT_EXCEEDED (nothing stored); a file already in the " +
+          'slot is 409 (a slot holds each file once). The item goes to the end of the slot; ' +
           'in a single-image slot (icon, featureGraphic, tvBanner) it replaces the image.',
         security: BEARER,
         params: S.SlotParams,

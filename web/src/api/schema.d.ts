@@ -1348,7 +1348,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a screenshot or preview into a slot
-         * @description Body: the file itself (Content-Type image/png, image/jpeg, video/mp4, video/quicktime, or application/octet-stream; name it with `?fileName=`) or multipart/form-data with one file part. Format, dimensions and alpha are read from the bytes; every rule of the slot is checked before anything is stored (400, one `details` entry per broken rule, `file.<rule>`); over the slot's byte limit is 413; over the plan's storage 403 USAGE_LIMIT_EXCEEDED. The item goes to the end of the slot; in a single-image slot (icon, featureGraphic, tvBanner) it replaces the image.
+         * @description Body: the file itself (Content-Type image/png, image/jpeg, video/mp4, video/quicktime, or application/octet-stream; name it with `?fileName=`) or multipart/form-data with one file part. Format, dimensions and alpha are read from the bytes; every rule of the slot is checked before anything is stored (400, one `details` entry per broken rule, `file.<rule>`); over the slot's byte limit is 413; over the plan's storage 403 USAGE_LIMIT_EXCEEDED (nothing stored); a file already in the slot is 409 (a slot holds each file once). The item goes to the end of the slot; in a single-image slot (icon, featureGraphic, tvBanner) it replaces the image.
          */
         post: operations["media.upload"];
         delete?: never;
@@ -1788,7 +1788,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2052,7 +2052,7 @@ export interface operations {
             header?: {
                 /** @description `respond-async` runs the operation in the background (202) */
                 prefer?: string;
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2215,7 +2215,7 @@ export interface operations {
             header?: {
                 /** @description `respond-async` runs the operation in the background (202) */
                 prefer?: string;
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2645,7 +2645,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3218,7 +3218,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3308,7 +3308,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3405,7 +3405,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3879,7 +3879,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4056,7 +4056,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4298,7 +4298,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4591,7 +4591,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4658,7 +4658,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5105,7 +5105,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5200,7 +5200,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5781,7 +5781,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6113,7 +6113,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6527,7 +6527,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6709,7 +6709,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6973,7 +6973,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7043,7 +7043,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7197,7 +7197,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8158,7 +8158,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8270,7 +8270,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8319,7 +8319,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. */
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
             };
             path?: never;

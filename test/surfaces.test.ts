@@ -47,7 +47,8 @@ describe('the surfaces stay as they are', () => {
     try {
       await client.connect(clientSide);
       const listed = {
-        tools: (await client.listTools()).tools,
+        // MCP gives the order of tools/list no meaning: compared by name.
+        tools: (await client.listTools()).tools.sort((a, b) => (a.name < b.name ? -1 : 1)),
         resourceTemplates: (await client.listResourceTemplates()).resourceTemplates,
       };
       await expect(`${JSON.stringify(listed, null, 2)}\n`).toMatchFileSnapshot('./__surfaces__/mcp.json');

@@ -1,0 +1,187 @@
+/** Listing texts: read, edit, compare, copy, history, approval; and the project-listings resource. */
+import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { RequestContext } from '../../modules/access/index.js';
+import { type FieldEdits } from '../../modules/listings/index.js';
+import type { Services } from '../../services.js';
+import { run, READ, WRITE, store, storeSelection, projectId, locale, listingFields } from '../tool-kit.js';
+
+export function listingTools(server: McpServer, ctx: RequestContext, services: Services): void {
+  const { projects, listings, diffs, approvals } = services;
+
+  server.registerTool(
+    'get_listings',
+    {
+      title: 'Get listings',
+      description:
+        "A project's listing texts. Each field has value (working copy), base (what the store had at the last " +
+        'sync/push) and state (unchanged, modified, conflict). Give store and locale for one listing, or neither for all.',
+      inputSchema: { projectId, store: store.optional(), locale: locale.optional() },
+      annotations: READ,
+    },
+    (args) =>
+      run(ctx, async () =>
+        args.store !== undefined && args.locale !== undefined
+          ? { listing: await listings.get(ctx, args.projectId, args.store, args.locale) }
+          : { listings: await listings.list(ctx, args.projectId) },
+      ),
+  );
+
+  server.registerTool(
+    'update_listing',
+    {
+      title: 'Update a listing',
+      description:
+        'Sets listing fields for one store and locale (creates the locale if new); null clears a field. App Store ' +
+        'fields: name (2-30), subtitle (30), description (4000), keywords (100, comma separated), promotionalText (170), ' +
+        'whatsNew (4000), marketingUrl, supportUrl, privacyPolicyUrl. Google Play fields: title (30), shortDescription ' +
+        '(80), fullDescription (4000), video. Limits count Unicode code points. Returns the listing and warnings.',
+      inputSchema: {
+        projectId,
+        store,
+        locale,
+        fields: listingFields.describe('field name → new text, or null to clear'),
+      },
+      annotations: { ...WRITE, idempotentHint: true },
+    },
+    (args) =>
+      run(ctx, () =>
+        listings.update(ctx, args.projectId, args.store, args.locale, args.fields as FieldEdits),
+      ),
+  );
+
+  server.registerTool(
+    'get_diff',
+    {
+      title: 'Get pending changes',
+      description:
+        'What a push would change: per store, per locale, per field old (store) → new (working copy); inSync when ' +
+        'nothing is pending. Also says whether the changes are approved, where the organization requires approval.',
+      inputSchema: { projectId, store: storeSelection.optional() },
+      annotations: READ,
+    },
+    (args) => run(ctx, () => diffs.diff(ctx, args.projectId, args.store)),
+  );
+
+  server.registerTool(
+    'copy_listing',
+    {
+      title: 'Copy a listing',
+      description:
+        'Copies texts from one store/locale to another (creates the target locale if new). Between stores the fields ' +
+        'map: App Store name ↔ Play title, subtitle ↔ shortDescription, description ↔ fullDescription; the locale ' +
+        'code maps too (zh-Hans → zh-CN) unless to.locale is given. Validated like update_listing, all or nothing. ' +
+        'Without fields, every mapped field with text is copied.',
+      inputSchema: {
+        projectId,
+        from: z.object({ store, locale }),
+        to: z.object({ store, locale: locale.optional() }),
+        fields: z
+          .array(z.string().max(40))
+          .max(20)
+          .optional()
+          .describe('Source field names; default all mapped'),
+      },
+      annotations: { ...WRITE, idempotentHint: true },
+    },
+    ({ projectId: id, ...input }) => run(ctx, () => listings.copy(ctx, id, input)),
+  );
+
+  server.registerTool(
+    'get_history',
+    {
+      title: 'Get field history',
+      description:
+        "A listing's change history, newest first: each entry's field, old and new text, source (edit, revert, copy, " +
+        'import, sync, push), who and when. An entry id can be given to revert_field.',
+      inputSchema: {
+        projectId,
+        store,
+        locale,
+        limit: z.number().int().min(1).max(100).optional(),
+        offset: z.number().int().min(0).optional(),
+      },
+      annotations: READ,
+    },
+    (args) =>
+      run(ctx, () =>
+        listings.history(ctx, args.projectId, args.store, args.locale, {
+          limit: args.limit ?? 20,
+          offset: args.offset ?? 0,
+        }),
+      ),
+  );
+
+  server.registerTool(
+    'revert_field',
+    {
+      title: 'Revert a field',
+      description:
+        "Sets a history entry's field back to its text before that entry (to: before, the default: undo) or after it; " +
+        'recorded as a new change and validated like an edit.',
+      inputSchema: {
+        projectId,
+        store,
+        locale,
+        historyId: z.string().max(100),
+        to: z.enum(['before', 'after']).optional(),
+      },
+      annotations: WRITE,
+    },
+    ({ projectId: id, store: s, locale: l, ...input }) =>
+      run(ctx, () => listings.revert(ctx, id, s, l, input)),
+  );
+
+  server.registerTool(
+    'approve_changes',
+    {
+      title: 'Approve pending changes',
+      description:
+        'Admins only. Approves the pending changes exactly as reviewed: give the hash that get_diff answered. If ' +
+        'anything changed since, the approval is refused (CONFLICT) and nothing is approved; read the diff again. ' +
+        'Any later edit voids the approval.',
+      inputSchema: {
+        projectId,
+        hash: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/)
+          .describe('get_diff.hash'),
+      },
+      annotations: WRITE,
+    },
+    (args) => run(ctx, () => approvals.approve(ctx, args.projectId, { hash: args.hash })),
+  );
+
+  server.registerResource(
+    'project-listings',
+    new ResourceTemplate('appmeta://projects/{projectId}/listings', {
+      list: async () => {
+        const page = await projects.list(ctx, { limit: 100, offset: 0 });
+        return {
+          resources: page.projects.map((p) => ({
+            uri: `appmeta://projects/${p.id}/listings`,
+            name: `${p.name} listings`,
+            mimeType: 'application/json',
+          })),
+        };
+      },
+    }),
+    {
+      title: 'Project listings',
+      description: 'All listing texts of a project, as JSON',
+      mimeType: 'application/json',
+    },
+    async (uri, variables) => {
+      const id = String(variables.projectId);
+      return {
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: 'application/json',
+            text: JSON.stringify({ listings: await listings.list(ctx, id) }),
+          },
+        ],
+      };
+    },
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * Screenshots and app previews: an agent lists, orders, copies and removes them; uploading binaries
+ * stays with REST, the CLI and the dashboard.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { RequestContext } from '../../modules/access/index.js';
+import type { Services } from '../../services.js';
+import { run, READ, WRITE, store, projectId, locale } from '../tool-kit.js';
+
+/** A slot's type, as both stores name them. */
+const slotType = z
+  .string()
+  .max(40)
+  .describe(
+    'App Store display type (APP_IPHONE_67, ...) or PREVIEW_<type>; Play image type (phoneScreenshots, icon, ...)',
+  );
+
+export function mediaTools(server: McpServer, ctx: RequestContext, services: Services): void {
+  const { media } = services;
+
+  server.registerTool(
+    'list_media',
+    {
+      title: 'List screenshots and previews',
+      description:
+        "A project's media slots (store, locale, slot type) with their items in order: id, sha256, size in pixels, " +
+        'bytes, file name, and the slot state against the store (modified when the files or their order differ).',
+      inputSchema: { projectId, store: store.optional(), locale: locale.optional() },
+      annotations: READ,
+    },
+    ({ projectId: id, ...filter }) => run(ctx, () => media.list(ctx, id, filter)),
+  );
+
+  server.registerTool(
+    'reorder_media',
+    {
+      title: 'Reorder a media slot',
+      description: 'Sets the order of a slot; items must list every item id of the slot exactly once.',
+      inputSchema: { projectId, store, locale, slotType, items: z.array(z.string().max(100)).max(50) },
+      annotations: { ...WRITE, idempotentHint: true },
+    },
+    ({ projectId: id, items, ...slot }) =>
+      run(ctx, async () => ({ slot: await media.reorder(ctx, id, slot, items) })),
+  );
+
+  server.registerTool(
+    'copy_media',
+    {
+      title: 'Copy media between locales or stores',
+      description:
+        'Copies slots (the same files, no upload) from one store/locale to another, replacing the target slots. ' +
+        'to.locale "*" copies into every locale of the target store. Across stores, App Store iPhone/iPad/TV ' +
+        'screenshots go to Play phone/ten-inch/TV screenshots; slotTypes entries "source:target" choose otherwise. ' +
+        "Every file is checked against the target slot's rules first; all or nothing.",
+      inputSchema: {
+        projectId,
+        from: z.object({ store, locale }),
+        to: z.object({ store, locale: z.string().max(20).optional() }),
+        slotTypes: z.array(z.string().max(80)).max(60).optional(),
+      },
+      annotations: { ...WRITE, idempotentHint: true },
+    },
+    ({ projectId: id, ...input }) => run(ctx, () => media.copy(ctx, id, input)),
+  );
+
+  server.registerTool(
+    'remove_media',
+    {
+      title: 'Remove a screenshot or preview',
+      description: 'Removes one item from its slot (revert_media can bring it back).',
+      inputSchema: { projectId, store, locale, slotType, itemId: z.string().max(100) },
+      annotations: { ...WRITE, destructiveHint: true },
+    },
+    ({ projectId: id, itemId, ...slot }) => run(ctx, () => media.remove(ctx, id, slot, itemId)),
+  );
+
+  server.registerTool(
+    'get_media_history',
+    {
+      title: 'Get media history',
+      description:
+        "A slot's changes, newest first: the files (sha256) before and after, source, who and when.",
+      inputSchema: {
+        projectId,
+        store,
+        locale,
+        slotType,
+        limit: z.number().int().min(1).max(100).optional(),
+        offset: z.number().int().min(0).optional(),
+      },
+      annotations: READ,
+    },
+    ({ projectId: id, limit, offset, ...slot }) =>
+      run(ctx, () => media.history(ctx, id, slot, { limit: limit ?? 20, offset: offset ?? 0 })),
+  );
+
+  server.registerTool(
+    'revert_media',
+    {
+      title: 'Revert a media slot',
+      description:
+        'Restores the files and order of a slot before a history entry (to: before, undo) or after it.',
+      inputSchema: {
+        projectId,
+        store,
+        locale,
+        slotType,
+        historyId: z.string().max(100),
+        to: z.enum(['before', 'after']).optional(),
+      },
+      annotations: WRITE,
+    },
+    ({ projectId: id, historyId, to, ...slot }) =>
+      run(ctx, async () => ({
+        slot: await media.revert(ctx, id, slot, { historyId, ...(to !== undefined && { to }) }),
+      })),
+  );
+}

@@ -30,6 +30,27 @@ export default tseslint.config(
     },
   },
   {
+    // SQL lives in repositories (*.repository.ts), the database layer and the queue adapters: a
+    // service states what it wants of the data by a repository function's name.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.repository.ts', 'src/db/**', 'src/jobs/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'CallExpression > MemberExpression.callee > Identifier.property[name=/^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|selectNoFrom)$/]',
+          message:
+            'Query builders belong in a *.repository.ts file (or src/db, src/jobs): add a function there.',
+        },
+        {
+          selector: "TaggedTemplateExpression[tag.name='sql']",
+          message: 'SQL belongs in a *.repository.ts file (or src/db, src/jobs): add a function there.',
+        },
+      ],
+    },
+  },
+  {
     // Tests read JSON response bodies; typing every body would add noise, not safety.
     files: ['test/**/*.ts', 'bench/**'],
     rules: {

@@ -6,32 +6,23 @@ import type { Config } from './config.js';
 import { createConnectorFactory } from './connectors/index.js';
 import type { ConnectorFactory } from './connectors/store-connector.js';
 import type { Db } from './db/database.js';
-import { apiKeysRepository, createApiKeysService, createKeyIssuer } from './modules/api-keys/index.js';
+import { createApiKeysService, createKeyIssuer } from './modules/api-keys/index.js';
 import { createAuditLog } from './modules/audit/index.js';
 import { createCredentialsService } from './modules/credentials/index.js';
 import { createIdempotencyService } from './modules/idempotency/index.js';
-import { createInviteAcceptance, createInvitesService, invitesRepository } from './modules/invites/index.js';
+import { createInviteAcceptance, createInvitesService } from './modules/invites/index.js';
 import {
   createApprovals,
   createDiffs,
   createFastlaneTransfer,
   createListingsService,
   createListingWriter,
-  listingsRepository,
 } from './modules/listings/index.js';
 import { createLocalesService } from './modules/locales/index.js';
-import { createMembersService, membersRepository } from './modules/members/index.js';
-import {
-  createOrganizationSetup,
-  createOrganizationsService,
-  organizationsRepository,
-} from './modules/organizations/index.js';
+import { createMembersService } from './modules/members/index.js';
+import { createOrganizationSetup, createOrganizationsService } from './modules/organizations/index.js';
 import { createProjectsService } from './modules/projects/index.js';
-import {
-  createPasskeysService,
-  createSessionsService,
-  sessionsRepository,
-} from './modules/sessions/index.js';
+import { createPasskeysService, createSessionsService } from './modules/sessions/index.js';
 import {
   createBackgroundOperations,
   createOperationRunner,
@@ -56,13 +47,20 @@ import {
   createMachineTranslation,
   createTranslationTracker,
   createTranslationsService,
-  translationsRepository,
 } from './modules/translations/index.js';
 import { createDeepLProvider } from './connectors/deepl/index.js';
 import type { TranslationProvider } from './connectors/translation-provider.js';
 import pino, { type Logger } from 'pino';
 import type { Clock } from './shared/clock.js';
 import type { KeyRing } from './shared/key-ring.js';
+// The composition root alone holds whole repositories; features get narrowed ports from it.
+import { apiKeysRepository } from './modules/api-keys/api-keys.repository.js';
+import { invitesRepository } from './modules/invites/invites.repository.js';
+import { listingsRepository } from './modules/listings/listings.repository.js';
+import { membersRepository } from './modules/members/members.repository.js';
+import { organizationsRepository } from './modules/organizations/organizations.repository.js';
+import { sessionsRepository } from './modules/sessions/sessions.repository.js';
+import { translationsRepository } from './modules/translations/translations.repository.js';
 
 export interface ServiceDeps {
   db: Db;

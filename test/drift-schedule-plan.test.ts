@@ -5,7 +5,7 @@
  */
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { linkedProjects } from '../src/modules/drift/drift.service.js';
+import { linkedProjects } from '../src/modules/drift/drift.repository.js';
 import { openMigratedDb, type MigratedDb } from './support/migrated-db.js';
 
 const UNLINKED = 5_000;

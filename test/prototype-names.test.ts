@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APPSTORE_FIELDS, PLAYSTORE_FIELDS, ruleOf } from '../src/modules/listings/fields.js';
+import { APPSTORE_FIELDS, PLAYSTORE_FIELDS, ruleOf } from '../src/shared/listing-fields.js';
 import { isPlan } from '../src/modules/organizations/plans.js';
 import { mapLocale } from '../src/shared/stores.js';
 import { startHarness, type Actor, type Harness } from './support/harness.js';

@@ -11,7 +11,7 @@ export {
   STORE_FIELDS,
   utf8Bytes,
   type FieldRule,
-} from '../../src/modules/listings/fields';
+} from '../../src/shared/listing-fields';
 
 export type Store = 'appstore' | 'playstore';
 export const STORES: readonly Store[] = ['appstore', 'playstore'];

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { EVENT_TYPES } from '../../src/modules/events/event';
+import { EVENT_TYPES } from '../../src/shared/events';
 
 /**
  * Keeps what the dashboard shows current while others work: the organization's live event stream

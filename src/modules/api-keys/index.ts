@@ -1,6 +1,6 @@
 /** API keys: issuing, authenticating, managing, and their routes. */
 export { SECRET_PREFIX, type ApiKey } from './api-key.js';
-export { apiKeysRepository, type ApiKeysRepository } from './api-keys.repository.js';
+export type { ApiKeysRepository } from './api-keys.repository.js';
 export { ApiKeySchema, apiKeyRoutes } from './api-keys.routes.js';
 export {
   createApiKeysService,

@@ -6,6 +6,7 @@
 import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { auditPage, insertAuditEntry } from './audit.repository.js';
 import { OPERATOR_MEMBER_ID, type OperationId, type RequestContext } from '../access/index.js';
 
 /**
@@ -71,45 +72,27 @@ export interface AuditLog {
 
 export function createAuditLog(clock: Clock): AuditLog {
   const recordAs: AuditLog['recordAs'] = async (db, organizationId, actor, action, target, details) => {
-    await db
-      .insertInto('audit_log')
-      .values({
-        id: newId('aud'),
-        organization_id: organizationId,
-        actor_member_id: actor.memberId,
-        actor_key_id: actor.keyId,
-        actor_operator: actor.operator,
-        action,
-        target_type: target.type,
-        target_id: target.id,
-        details: details === undefined ? null : JSON.stringify(details),
-        created_at: clock.now().toISOString(),
-      })
-      .execute();
+    await insertAuditEntry(db, {
+      id: newId('aud'),
+      organization_id: organizationId,
+      actor_member_id: actor.memberId,
+      actor_key_id: actor.keyId,
+      actor_operator: actor.operator,
+      action,
+      target_type: target.type,
+      target_id: target.id,
+      details: details === undefined ? null : JSON.stringify(details),
+      created_at: clock.now().toISOString(),
+    });
   };
   return {
     recordAs,
     record: (db, ctx, action, target, details) =>
       recordAs(db, ctx.organizationId, actorOf(ctx), action, target, details),
     async list(db, organizationId, page) {
-      const [rows, count] = await Promise.all([
-        db
-          .selectFrom('audit_log')
-          .selectAll()
-          .where('organization_id', '=', organizationId)
-          .orderBy('created_at', 'desc')
-          .orderBy('id', 'desc')
-          .limit(page.limit)
-          .offset(page.offset)
-          .execute(),
-        db
-          .selectFrom('audit_log')
-          .select((eb) => eb.fn.countAll<number>().as('count'))
-          .where('organization_id', '=', organizationId)
-          .executeTakeFirstOrThrow(),
-      ]);
+      const { rows, total } = await auditPage(db, organizationId, page);
       return {
-        total: Number(count.count),
+        total,
         entries: rows.map((row) => ({
           id: row.id,
           actor: { memberId: row.actor_member_id, keyId: row.actor_key_id, operator: row.actor_operator },

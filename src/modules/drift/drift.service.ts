@@ -15,6 +15,15 @@ import { STORES, type Store } from '../../shared/stores.js';
 import type { CredentialsService } from '../credentials/index.js';
 import type { Outbox } from '../events/index.js';
 import { parseSettings } from '../organizations/index.js';
+import {
+  claimDriftCheck,
+  clearStoreDrift,
+  linkedProjects,
+  listingBases,
+  projectToCheck,
+  recordedDrift,
+  replaceDrift,
+} from './drift.repository.js';
 
 interface DriftedField {
   store: Store;
@@ -34,19 +43,6 @@ const linkedStores = (row: { app_store_app_id: string | null; play_store_package
     (store) => (store === 'appstore' ? row.app_store_app_id : row.play_store_package_name) !== null,
   );
 
-/**
- * The projects linked to a store, with their organization's settings. The condition is the one
- * of the partial index projects_linked_idx, word for word, so that the databases read only them.
- */
-export const linkedProjects = (db: Executor) =>
-  db
-    .selectFrom('projects as p')
-    .innerJoin('organizations as o', 'o.id', 'p.organization_id')
-    .select(['p.id', 'p.drift_checked_at', 'o.settings'])
-    .where((eb) =>
-      eb.or([eb('p.app_store_app_id', 'is not', null), eb('p.play_store_package_name', 'is not', null)]),
-    );
-
 export function createDriftDetection(deps: {
   db: Executor;
   clock: Clock;
@@ -62,13 +58,7 @@ export function createDriftDetection(deps: {
     store: Store,
     snapshot: Map<string, Record<string, string | null>>,
   ) {
-    const rows = await db
-      .selectFrom('listings as l')
-      .innerJoin('listing_fields as f', 'f.listing_id', 'l.id')
-      .select(['l.locale', 'f.field', 'f.base'])
-      .where('l.project_id', '=', projectId)
-      .where('l.store', '=', store)
-      .execute();
+    const rows = await listingBases(db, projectId, store);
     const bases = new Map<string, Map<string, string | null>>();
     for (const row of rows) {
       const fields = bases.get(row.locale) ?? new Map<string, string | null>();
@@ -96,11 +86,7 @@ export function createDriftDetection(deps: {
   return {
     /** The `drift.check` job: reads each linked store of the project, writes nothing there. */
     async check(projectId: string, log: Logger): Promise<void> {
-      const project = await db
-        .selectFrom('projects')
-        .selectAll()
-        .where('id', '=', projectId)
-        .executeTakeFirst();
+      const project = await projectToCheck(db, projectId);
       if (project === undefined) return;
       for (const store of linkedStores(project)) {
         const client = await credentials.connectorFor(project.organization_id, store);
@@ -118,35 +104,23 @@ export function createDriftDetection(deps: {
         const found = await differences(projectId, store, snapshot);
         const at = clock.now().toISOString();
         await db.transaction().execute(async (trx) => {
-          const before = await trx
-            .selectFrom('store_drift')
-            .select(['locale', 'field', 'store_value'])
-            .where('project_id', '=', projectId)
-            .where('store', '=', store)
-            .execute();
+          const before = await recordedDrift(trx, projectId, store);
           const known = new Set(
             before.map((r) => keyOf({ locale: r.locale, field: r.field, storeValue: r.store_value })),
           );
           const fresh = found.filter((d) => !known.has(keyOf(d)));
-          await trx
-            .deleteFrom('store_drift')
-            .where('project_id', '=', projectId)
-            .where('store', '=', store)
-            .execute();
-          for (const d of found) {
-            await trx
-              .insertInto('store_drift')
-              .values({
-                project_id: projectId,
-                store,
-                locale: d.locale,
-                field: d.field,
-                base_value: d.base,
-                store_value: d.storeValue,
-                detected_at: at,
-              })
-              .execute();
-          }
+          await replaceDrift(
+            trx,
+            projectId,
+            store,
+            found.map((d) => ({
+              locale: d.locale,
+              field: d.field,
+              base_value: d.base,
+              store_value: d.storeValue,
+              detected_at: at,
+            })),
+          );
           // Reported once per difference: the same drift found again an hour later says nothing new.
           if (fresh.length > 0) {
             await outbox.emit(trx, project.organization_id, 'drift.detected', {
@@ -183,18 +157,14 @@ export function createDriftDetection(deps: {
         const last = row.drift_checked_at === null ? null : Date.parse(row.drift_checked_at);
         if (last !== null && last >= slot) continue;
         await db.transaction().execute(async (trx) => {
-          const claimed = await trx
-            .updateTable('projects')
-            .set({ drift_checked_at: new Date(now).toISOString() })
-            .where('id', '=', row.id)
-            .where((eb) =>
-              row.drift_checked_at === null
-                ? eb('drift_checked_at', 'is', null)
-                : eb('drift_checked_at', '=', row.drift_checked_at),
-            )
-            .executeTakeFirst();
+          const claimed = await claimDriftCheck(
+            trx,
+            row.id,
+            row.drift_checked_at,
+            new Date(now).toISOString(),
+          );
           // A project seen for the first time starts at its phase, not now: checks stay spread.
-          if (Number(claimed.numUpdatedRows) === 1 && last !== null) {
+          if (claimed && last !== null) {
             await queue.enqueue(trx, 'drift.check', { projectId: row.id });
             queued += 1;
           }
@@ -207,3 +177,6 @@ export function createDriftDetection(deps: {
 }
 
 export type DriftDetection = ReturnType<typeof createDriftDetection>;
+
+/** Forgets the drift of a project's store: a sync made what the store holds the base. */
+export const forgetDrift = clearStoreDrift;

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { Executor } from '../../db/database.js';
 import { authorize, type RequestContext } from '../access/index.js';
-import type { AppEvent } from './event.js';
+import type { AppEvent } from '../../shared/events.js';
 import { eventsAfter, lastEventSeq } from './events.repository.js';
 
 /** How often the outbox is read while streams are open; a local event is read at once. */

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/database.js';
+import { preparedQuery, preparedRowQuery } from '../../db/prepared.js';
 import type { EventsTable } from '../../db/tables.js';
-import type { AppEvent, EventType } from './event.js';
+import type { AppEvent, EventType } from '../../shared/events.js';
 
 const toEvent = (row: EventsTable): AppEvent => ({
   id: row.id,
@@ -33,3 +34,19 @@ export async function lastEventSeq(db: Executor, organizationId: string): Promis
     .executeTakeFirst();
   return Number(row?.seq ?? 0);
 }
+
+// Prepared (db/prepared.ts): every change that emits an event runs both.
+export const nextEventSeq = preparedQuery((db: Executor, organizationId: string) =>
+  db
+    .insertInto('event_sequences')
+    .values({ organization_id: organizationId, seq: 1 })
+    .onConflict((oc) =>
+      oc.column('organization_id').doUpdateSet((eb) => ({ seq: eb('event_sequences.seq', '+', 1) })),
+    )
+    .returning('seq'),
+);
+
+export const insertEvent = preparedRowQuery(
+  ['id', 'organization_id', 'seq', 'type', 'data', 'created_at'],
+  (db: Executor, row: EventsTable) => db.insertInto('events').values(row),
+);

@@ -4,7 +4,7 @@ import { invalidField } from '../../errors.js';
 import type { Api } from '../../http/api.js';
 import { contextOf } from '../../http/identity.js';
 import { BEARER, ERRORS } from '../../http/schemas.js';
-import type { AppEvent } from './event.js';
+import type { AppEvent } from '../../shared/events.js';
 import type { EventStream, Subscription } from './event-stream.js';
 
 /**

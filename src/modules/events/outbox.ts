@@ -4,11 +4,10 @@
  * live stream) starts from the rows, so nothing is lost when the process dies after the commit.
  */
 import type { Executor } from '../../db/database.js';
-import { preparedQuery, preparedRowQuery } from '../../db/prepared.js';
-import type { EventsTable } from '../../db/tables.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import type { AppEvent, EventType } from './event.js';
+import type { AppEvent, EventType } from '../../shared/events.js';
+import { insertEvent, nextEventSeq } from './events.repository.js';
 
 /** What else an event brings about in its transaction: the webhook deliveries it owes. */
 export type EventFanOut = (db: Executor, event: AppEvent) => Promise<void>;
@@ -23,29 +22,13 @@ export interface Outbox {
   ): Promise<AppEvent>;
 }
 
-// Prepared (db/prepared.ts): every change that emits an event runs both.
-const nextSeq = preparedQuery((db: Executor, organizationId: string) =>
-  db
-    .insertInto('event_sequences')
-    .values({ organization_id: organizationId, seq: 1 })
-    .onConflict((oc) =>
-      oc.column('organization_id').doUpdateSet((eb) => ({ seq: eb('event_sequences.seq', '+', 1) })),
-    )
-    .returning('seq'),
-);
-
-const insertEvent = preparedRowQuery(
-  ['id', 'organization_id', 'seq', 'type', 'data', 'created_at'],
-  (db: Executor, row: EventsTable) => db.insertInto('events').values(row),
-);
-
 export function createOutbox(deps: { clock: Clock; fanOut: EventFanOut; afterEmit?: () => void }): Outbox {
   const { clock, fanOut } = deps;
   return {
     async emit(db, organizationId, type, data) {
       // The counter row stays locked until commit: events of one organization are numbered in
       // commit order, so a reader resuming after number n misses none committed later.
-      const [{ seq }] = (await nextSeq(db, organizationId)) as [{ seq: number }];
+      const [{ seq }] = (await nextEventSeq(db, organizationId)) as [{ seq: number }];
       const event: AppEvent = {
         id: newId('evt'),
         seq,

@@ -1,5 +1,5 @@
 /** Share-link invites: created by admins, accepted behind the link, and their routes. */
 export { createInviteAcceptance, type AcceptedInvite, type InviteAcceptance } from './invite-acceptance.js';
-export { invitesRepository, type InvitesRepository } from './invites.repository.js';
+export type { InvitesRepository } from './invites.repository.js';
 export { dashboardInviteRoutes, inviteRoutes } from './invites.routes.js';
 export { createInvitesService, type InvitesService } from './invites.service.js';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { FieldValues, LocaleChange } from '../../connectors/store-connector.js';
 import type { Store } from '../../shared/stores.js';
 import type { MediaChanges } from '../media/index.js';
-import { fieldNames } from './fields.js';
+import { fieldNames } from '../../shared/listing-fields.js';
 import type { FieldChange, FieldState } from './listing.js';
 import type { FieldRow, ListingWithFields } from './listings.repository.js';
 

@@ -9,7 +9,7 @@
  */
 import { invalid, invalidField } from '../../errors.js';
 import { STORE_LOCALES, suggestLocales, withArticle, type Store } from '../../shared/stores.js';
-import { isSingleLine } from './fields.js';
+import { isSingleLine } from '../../shared/listing-fields.js';
 import type { FieldEdits, Listing } from './listing.js';
 import type { ListingEdits } from './listing-writer.js';
 

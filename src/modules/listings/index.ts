@@ -17,11 +17,12 @@ export {
   ruleOf,
   STORE_FIELDS,
   type FieldRule,
-} from './fields.js';
+} from '../../shared/listing-fields.js';
 export type { FieldChange, FieldEdits, Listing, ListingDiff, TextChange, TextsChanged } from './listing.js';
 export { createDiffs, type Diffs, type Pending } from './listing-diff.js';
 export { createListingWriter, type ListingEdits, type ListingWriter } from './listing-writer.js';
-export { listingsRepository, type ListingsRepository } from './listings.repository.js';
+export type { ListingsRepository } from './listings.repository.js';
+export { listingsWithFields } from './listing-reads.js';
 export { listingRoutes } from './listings.routes.js';
 export { ApprovalState, Change, Conflict } from './listings.schemas.js';
 export { createListingsService, type ListingsService } from './listings.service.js';

@@ -11,9 +11,9 @@ import { newId } from '../../shared/ids.js';
 import { isStoreLocale, STORE_LABEL, unknownLocaleMessage, type Store } from '../../shared/stores.js';
 import { actorOf } from '../audit/index.js';
 import type { RequestContext } from '../access/index.js';
-import { isLinked, projectsRepository, STORE_IDENTIFIER, type Project } from '../projects/index.js';
+import { isLinked, lockProject, STORE_IDENTIFIER, type Project } from '../projects/index.js';
 import { fieldState } from './changeset.js';
-import { checkFieldValue, fieldNames, listingWarnings, type Warning } from './fields.js';
+import { checkFieldValue, fieldNames, listingWarnings, type Warning } from '../../shared/listing-fields.js';
 import type {
   EditSource,
   FieldEdits,
@@ -115,12 +115,12 @@ export function createListingWriter(deps: {
   const { db, clock, outbox, textsChanged } = deps;
 
   /**
-   * Runs `work` in a transaction that holds the project's listings lock (projectsRepository.lock):
+   * Runs `work` in a transaction that holds the project's listings lock (lockProject):
    * every write of a project's listings reads the fields as the previous one left them.
    */
   const writeListings = <T>(projectId: string, work: (trx: Executor) => Promise<T>): Promise<T> =>
     db.transaction().execute(async (trx) => {
-      await projectsRepository.lock(trx, projectId);
+      await lockProject(trx, projectId);
       return work(trx);
     });
 

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
 import { MediaChangesSchema } from '../media/index.js';
-import { APPSTORE_FIELDS, PLAYSTORE_FIELDS, type FieldRule } from './fields.js';
+import { APPSTORE_FIELDS, PLAYSTORE_FIELDS, type FieldRule } from '../../shared/listing-fields.js';
 
 export const StoreParam = StringEnum(['appstore', 'playstore']);
 

@@ -5,7 +5,7 @@ import type { Clock } from '../../shared/clock.js';
 import { mapLocale, STORE_LABEL, type Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import type { ProjectsService } from '../projects/index.js';
-import { CROSS_STORE_FIELDS, fieldNames, isStoreField } from './fields.js';
+import { CROSS_STORE_FIELDS, fieldNames, isStoreField } from '../../shared/listing-fields.js';
 import type { EditSource, FieldEdits, HistoryEntry, Listing } from './listing.js';
 import {
   toListing,

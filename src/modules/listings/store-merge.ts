@@ -5,11 +5,11 @@
  */
 import type { LocaleChange, StoreSnapshot } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
-import { projectsRepository } from '../projects/index.js';
+import { lockProject } from '../projects/index.js';
 import { newId } from '../../shared/ids.js';
 import type { Store } from '../../shared/stores.js';
 import type { AuditActor } from '../audit/index.js';
-import { fieldNames } from './fields.js';
+import { fieldNames } from '../../shared/listing-fields.js';
 import type { TextChange, TextsChanged } from './listing.js';
 import type { Conflict } from './listings.schemas.js';
 
@@ -74,7 +74,7 @@ export async function mergeSnapshot(
   /** The translation bookkeeping, told of the texts the store changed here. */
   textsChanged?: TextsChanged,
 ): Promise<MergeResult> {
-  await projectsRepository.lock(db, scope.projectId);
+  await lockProject(db, scope.projectId);
   const existing = (await repo.listWithFields(db, scope.organizationId, scope.projectId)).filter(
     (l) => l.store === store,
   );
@@ -166,7 +166,7 @@ export async function recordPush(
   removed: string[],
   at: string,
 ): Promise<void> {
-  await projectsRepository.lock(db, scope.projectId);
+  await lockProject(db, scope.projectId);
   for (const change of accepted) {
     const listing = await repo.find(db, scope.projectId, store, change.locale);
     if (listing === undefined) continue;

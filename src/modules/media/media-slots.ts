@@ -11,7 +11,7 @@ import type { Store } from '../../shared/stores.js';
 import type { RequestContext } from '../access/index.js';
 import { actorOf } from '../audit/index.js';
 import { PLANS, type OrganizationsRepository, type Plan } from '../organizations/index.js';
-import { projectsRepository } from '../projects/index.js';
+import { lockProject } from '../projects/index.js';
 import type { MediaEditSource, MediaItem, MediaSlot } from './media.js';
 import { mediaRepository as repo, type ItemWithBlob, type SlotRow } from './media.repository.js';
 import { slotRule } from './slots.js';
@@ -158,7 +158,7 @@ export function createSlotWriter(deps: {
 
   const writeProject = <T>(projectId: string, work: (trx: Executor) => Promise<T>) =>
     db.transaction().execute(async (trx) => {
-      await projectsRepository.lock(trx, projectId);
+      await lockProject(trx, projectId);
       return work(trx);
     });
 

@@ -20,7 +20,7 @@ import type { Store } from '../../shared/stores.js';
 import type { RequestContext } from '../access/index.js';
 import { actorOf } from '../audit/index.js';
 import type { OrganizationsRepository } from '../organizations/index.js';
-import { projectsRepository } from '../projects/index.js';
+import { lockProject } from '../projects/index.js';
 import type { MediaChange } from './media.js';
 import { createIngest, fileKey, type Ingested } from './media-ingest.js';
 import { mediaRepository as repo, type ItemRow, type SlotRow } from './media.repository.js';
@@ -139,7 +139,7 @@ export function createStoreMedia(deps: {
   ): Promise<MediaMerge> {
     const { known, downloaded } = await resolve(ctx.organizationId, store, media, connector);
     return db.transaction().execute(async (trx) => {
-      await projectsRepository.lock(trx, projectId);
+      await lockProject(trx, projectId);
       const at = clock.now().toISOString();
       const rows = new Map(
         (await repo.listSlots(trx, projectId, { store })).map((row) => [

@@ -14,11 +14,7 @@ export {
   type CreatedOrganization,
   type OrganizationSetup,
 } from './organization-setup.js';
-export {
-  organizationsRepository,
-  type OrganizationRow,
-  type OrganizationsRepository,
-} from './organizations.repository.js';
+export type { OrganizationRow, OrganizationsRepository } from './organizations.repository.js';
 export { organizationRoutes } from './organizations.routes.js';
 export { DisplayName } from './organizations.schemas.js';
 export { createOrganizationsService, type OrganizationsService } from './organizations.service.js';

@@ -181,12 +181,9 @@ export function createOrganizationSetup<K>({
      */
     async ensureDefaultOrganization(): Promise<CreatedOrganization<K> | null> {
       return db.transaction().execute(async (trx) => {
-        const inserted = await trx
-          .insertInto('system_state')
-          .values({ key: BOOTSTRAP_MARKER, value: clock.now().toISOString() })
-          .onConflict((oc) => oc.column('key').doNothing())
-          .executeTakeFirst();
-        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return null;
+        if (!(await organizations.claimFirstStart(trx, BOOTSTRAP_MARKER, clock.now().toISOString()))) {
+          return null;
+        }
         if ((await organizations.count(trx)) > 0) return null;
         return create(
           trx,

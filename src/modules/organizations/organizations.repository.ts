@@ -99,7 +99,21 @@ export async function releaseProjectSlot(db: Executor, id: string): Promise<void
 }
 
 /** The organizations table, for the services that the composition root gives it to. */
+/**
+ * Claims the first start: inserts the marker row once, whoever asks first. True for that caller
+ * only, also when several instances start together.
+ */
+export async function claimFirstStart(db: Executor, marker: string, at: string): Promise<boolean> {
+  const inserted = await db
+    .insertInto('system_state')
+    .values({ key: marker, value: at })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
 export const organizationsRepository = {
+  claimFirstStart,
   insert: insertOrganization,
   find: findOrganization,
   count: countOrganizations,

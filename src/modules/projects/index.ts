@@ -7,7 +7,8 @@ export {
   type ProjectInput,
   type ProjectWithMetadata,
 } from './project.js';
-export { projectsRepository, toProject, type ProjectsRepository } from './projects.repository.js';
+export type { ProjectsRepository } from './projects.repository.js';
+export { lockProject } from './project-lock.js';
 export { projectRoutes } from './projects.routes.js';
 export { ProjectParams } from './projects.schemas.js';
 export { createProjectsService, type ProjectsService } from './projects.service.js';

@@ -25,13 +25,13 @@ import { isStoreLocale, mapLocale, type Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import { actorOf } from '../audit/index.js';
 import {
-  listingsRepository,
+  listingsWithFields,
   mergeField,
   type Changelog,
   type FieldEdits,
   type ReleaseNotesChanges,
 } from '../listings/index.js';
-import { isLinked, projectsRepository, type Project, type ProjectsService } from '../projects/index.js';
+import { isLinked, lockProject, type Project, type ProjectsService } from '../projects/index.js';
 import { notesInLocales } from './release-notes-changes.js';
 import { releasesRepository as repo, type NoteHistoryRow, type NoteRow } from './releases.repository.js';
 
@@ -227,9 +227,9 @@ export function createReleasesService(deps: ReleasesServiceDeps) {
     const at = clock.now().toISOString();
     const actor = actorOf(ctx);
     return db.transaction().execute(async (trx) => {
-      await projectsRepository.lock(trx, projectId);
+      await lockProject(trx, projectId);
       const listed = new Set(
-        (await listingsRepository.listWithFields(trx, ctx.organizationId, projectId))
+        (await listingsWithFields(trx, ctx.organizationId, projectId))
           .filter((l) => l.store === 'playstore' && l.status === 'active')
           .map((l) => l.locale),
       );
@@ -385,7 +385,7 @@ export function createReleasesService(deps: ReleasesServiceDeps) {
         }
         // Only the version being prepared has its texts here (stores.md §2.1).
         const rows = version.editable
-          ? (await listingsRepository.listWithFields(db, ctx.organizationId, projectId)).filter(
+          ? (await listingsWithFields(db, ctx.organizationId, projectId)).filter(
               (l) => l.store === 'appstore' && l.status === 'active',
             )
           : [];
@@ -545,7 +545,7 @@ export function createReleasesService(deps: ReleasesServiceDeps) {
       await projects.require(ctx, projectId);
       const sources: { from: string; to: string; text: string }[] = [];
       if (input.from.store === 'appstore') {
-        const listings = await listingsRepository.listWithFields(db, ctx.organizationId, projectId);
+        const listings = await listingsWithFields(db, ctx.organizationId, projectId);
         for (const listing of listings) {
           if (listing.store !== 'appstore' || listing.status !== 'active') continue;
           const text = listing.fields.find((f) => f.field === 'whatsNew')?.value ?? null;
@@ -675,7 +675,7 @@ export function createReleasesService(deps: ReleasesServiceDeps) {
       // The rules of an edit, checked now, before the import writes anything.
       const listed = new Set([
         ...newLocales,
-        ...(await listingsRepository.listWithFields(db, ctx.organizationId, projectId))
+        ...(await listingsWithFields(db, ctx.organizationId, projectId))
           .filter((l) => l.store === 'playstore' && l.status === 'active')
           .map((l) => l.locale),
       ]);

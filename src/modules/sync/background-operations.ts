@@ -96,7 +96,7 @@ export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
       }
       const row = runner.queuedRow(ctx, project, run, request);
       await db.transaction().execute(async (trx) => {
-        await trx.insertInto('operations').values(row).execute();
+        await ops.insert(trx, row);
         await queue.enqueue(trx, 'operation.run', { operationId: row.id });
       });
       queue.wake('operation.run');
@@ -119,22 +119,7 @@ export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
         throw new AppError('CONFLICT', `The operation has already finished (${row.status})`);
       }
       const now = clock.now().toISOString();
-      await db
-        .updateTable('operations')
-        .set({ cancel_requested_at: now })
-        .where('id', '=', operationId)
-        .execute();
-      // Still queued: it never starts (markRunning only takes queued operations).
-      await db
-        .updateTable('operations')
-        .set({
-          status: 'cancelled',
-          finished_at: now,
-          outcome: JSON.stringify({ cancelled: 'before it started' }),
-        })
-        .where('id', '=', operationId)
-        .where('status', '=', 'queued')
-        .execute();
+      await ops.requestCancel(db, operationId, now, JSON.stringify({ cancelled: 'before it started' }));
       ctx.log.info({ operationId }, 'cancel requested');
       return recordOf((await ops.findById(db, operationId))!);
     },
@@ -184,14 +169,8 @@ export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
         // recovering at once, one acts.
         if (resumable) {
           await db.transaction().execute(async (trx) => {
-            const claimed = await trx
-              .updateTable('operations')
-              .set({ status: 'queued', lease_expires_at: null })
-              .where('id', '=', row.id)
-              .where('status', '=', 'running')
-              .where('lease_expires_at', '=', row.lease_expires_at)
-              .executeTakeFirst();
-            if (Number(claimed.numUpdatedRows) === 1) {
+            const claimed = await ops.requeueExpired(trx, row.id, row.lease_expires_at);
+            if (claimed) {
               await queue.enqueue(trx, 'operation.run', { operationId: row.id });
             }
           });

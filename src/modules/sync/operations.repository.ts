@@ -152,6 +152,39 @@ export async function cancelRequested(db: Executor, id: string): Promise<boolean
   return row?.cancel_requested_at != null;
 }
 
+/**
+ * Asks a running operation to stop before its next store write; one still queued ends now
+ * (markRunning only takes queued operations).
+ */
+export async function requestCancel(db: Executor, id: string, now: string, outcome: string): Promise<void> {
+  await db.updateTable('operations').set({ cancel_requested_at: now }).where('id', '=', id).execute();
+  await db
+    .updateTable('operations')
+    .set({ status: 'cancelled', finished_at: now, outcome })
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .execute();
+}
+
+/**
+ * Queues again an operation whose lease lapsed, with a conditional update on that lease: of
+ * several instances recovering at once, one gets true.
+ */
+export async function requeueExpired(
+  db: Executor,
+  id: string,
+  leaseExpiresAt: string | null,
+): Promise<boolean> {
+  const claimed = await db
+    .updateTable('operations')
+    .set({ status: 'queued', lease_expires_at: null })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .where('lease_expires_at', leaseExpiresAt === null ? 'is' : '=', leaseExpiresAt)
+    .executeTakeFirst();
+  return Number(claimed.numUpdatedRows) === 1;
+}
+
 export const findOperation = (db: Executor, projectId: string, id: string) =>
   db
     .selectFrom('operations')
@@ -188,6 +221,8 @@ export const operationsRepository = {
   recordItemDone,
   itemsDone,
   cancelRequested,
+  requestCancel,
+  requeueExpired,
   find: findOperation,
   findById: findOperationById,
   expired: expiredOperations,

@@ -7,6 +7,7 @@ import { STORES, type Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import { actorOf } from '../audit/index.js';
 import type { CredentialsService } from '../credentials/index.js';
+import { forgetDrift } from '../drift/index.js';
 import { mergeSnapshot, type TextsChanged } from '../listings/index.js';
 import type { MediaMerge, StoreMediaService } from '../media/index.js';
 import type { ReleasesService } from '../releases/index.js';
@@ -67,11 +68,7 @@ export function createSyncService({
       const report = await client.read(appRef(project, store));
       const merge = await db.transaction().execute(async (trx) => {
         // What the store holds becomes the base: drift found before this sync is merged now.
-        await trx
-          .deleteFrom('store_drift')
-          .where('project_id', '=', project.id)
-          .where('store', '=', store)
-          .execute();
+        await forgetDrift(trx, project.id, store);
         const merged = await mergeSnapshot(
           trx,
           {

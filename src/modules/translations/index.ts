@@ -4,6 +4,5 @@ export { createMachineTranslation, type MachineTranslation } from './machine-tra
 export { readMatrix, storeLocaleOf, type Matrix, type MatrixEntry } from './translation-matrix.js';
 export { TRANSLATION_STATES, type TranslationState } from './translation-state.js';
 export { createTranslationTracker } from './translation-tracker.js';
-export { translationsRepository } from './translations.repository.js';
 export { translationRoutes } from './translations.routes.js';
 export { createTranslationsService, type TranslationsService } from './translations.service.js';

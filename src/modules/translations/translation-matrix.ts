@@ -6,7 +6,7 @@
  */
 import type { Executor } from '../../db/database.js';
 import { isStoreLocale, mapLocale, STORES, type Store } from '../../shared/stores.js';
-import { listingsRepository } from '../listings/index.js';
+import { listingsWithFields } from '../listings/index.js';
 import {
   stateOf,
   translatableFields,
@@ -62,7 +62,7 @@ export function storeLocaleOf(store: Store, locale: string): string | null {
 export async function readMatrix(db: Executor, organizationId: string, projectId: string): Promise<Matrix> {
   const [sourceLocale, listings, rows] = await Promise.all([
     repo.sourceLocaleOf(db, projectId),
-    listingsRepository.listWithFields(db, organizationId, projectId),
+    listingsWithFields(db, organizationId, projectId),
     repo.listStates(db, projectId),
   ]);
   const active = listings.filter((l) => l.status === 'active');

@@ -1,3 +1,4 @@
+import type { Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../../db/tables.js';
@@ -142,4 +143,62 @@ export async function listDeliveries(
       .executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.count) };
+}
+
+export const allWebhooks = (db: Executor) => db.selectFrom('webhooks').selectAll().execute();
+
+export async function insertWebhook(db: Executor, row: WebhooksTable): Promise<void> {
+  await db.insertInto('webhooks').values(row).execute();
+}
+
+export type WebhookChanges = Updateable<WebhooksTable>;
+
+export async function updateWebhook(db: Executor, id: string, changes: WebhookChanges) {
+  await db.updateTable('webhooks').set(changes).where('id', '=', id).execute();
+}
+
+export async function deleteWebhook(db: Executor, id: string): Promise<void> {
+  await db.deleteFrom('webhooks').where('id', '=', id).execute();
+}
+
+export const findDelivery = (db: Executor, webhookId: string, id: string) =>
+  db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', id)
+    .where('webhook_id', '=', webhookId)
+    .executeTakeFirst();
+
+export async function updateDelivery(
+  db: Executor,
+  id: string,
+  changes: Updateable<WebhookDeliveriesTable>,
+): Promise<void> {
+  await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
+}
+
+/**
+ * Marks a delivery as being sent, if it is as it was read (`updatedAt`) and pending, or left
+ * sending before `staleBefore` by an instance that died; false when another worker has it.
+ */
+export async function claimDelivery(
+  db: Executor,
+  id: string,
+  updatedAt: string,
+  now: string,
+  staleBefore: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'sending', updated_at: now })
+    .where('id', '=', id)
+    .where('updated_at', '=', updatedAt)
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'pending'),
+        eb.and([eb('status', '=', 'sending'), eb('updated_at', '<', staleBefore)]),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

@@ -4,8 +4,8 @@
  * imports this file as it is, so the browser counts and checks with the same rules: keep it free
  * of Node APIs.
  */
-import { textProblem } from '../../shared/text.js';
-import type { Store } from '../../shared/stores.js';
+import { textProblem } from './text.js';
+import type { Store } from './stores.js';
 
 export type FieldKind = 'text' | 'keywords' | 'url';
 

@@ -1,0 +1,307 @@
+/**
+ * One store's part of a push, as named steps: skip what a resumed push already wrote, plan what to
+ * write (texts, What's New's rule, release notes, media) and say the conflicts left out, write it
+ * in one connector call, record what the store took, and answer the outcome with every failure.
+ */
+import type { PushReport } from '../../connectors/store-connector.js';
+import type { Executor } from '../../db/database.js';
+import type { Clock } from '../../shared/clock.js';
+import { STORE_LABEL, type Store } from '../../shared/stores.js';
+import type { RequestContext } from '../access/index.js';
+import type { CredentialsService } from '../credentials/index.js';
+import { planFor, recordPush, type Changeset } from '../listings/index.js';
+import type { StoreMediaService } from '../media/index.js';
+import type { Project } from '../projects/index.js';
+import type { ReleasesService } from '../releases/index.js';
+import type { OperationControl } from './operation-runner.js';
+import { appRef, credentialsMissing, type Failure, type PushOutcome } from './sync.js';
+import { storeFailure } from './sync.service.js';
+
+export interface StorePushDeps {
+  db: Executor;
+  clock: Clock;
+  credentials: Pick<CredentialsService, 'connectorFor'>;
+  media: Pick<StoreMediaService, 'plan' | 'recordPush'>;
+  releases: Pick<ReleasesService, 'pushPlan' | 'recordPush' | 'withoutRefusedWhatsNew'>;
+}
+
+export interface StorePushOptions {
+  prune?: boolean;
+  changesNotSentForReview?: boolean;
+}
+
+export interface StorePushResult {
+  outcome: PushOutcome;
+  locales: string[];
+  failures: Failure[];
+}
+
+type MediaPlan = Awaited<ReturnType<StoreMediaService['plan']>>;
+type NotesPlan = ReturnType<ReleasesService['pushPlan']>;
+
+const conflict = (store: Store, locale: string | null, field: string, message: string): Failure => ({
+  store,
+  locale,
+  field,
+  error: { code: 'CONFLICT', message },
+});
+
+/** What a store's part leaves out before any store call, each said as a failure. */
+function leftOut(
+  store: Store,
+  texts: { locale: string; field: string }[],
+  whatsNewRefused: { locale: string; reason: string }[],
+  notes: NotesPlan,
+  media: MediaPlan,
+): Failure[] {
+  return [
+    ...texts.map((c) =>
+      conflict(
+        store,
+        c.locale,
+        c.field,
+        'The store changed this field too: edit it here to choose, then push',
+      ),
+    ),
+    ...whatsNewRefused.map((r) => ({
+      store,
+      locale: r.locale,
+      field: 'whatsNew',
+      error: { code: 'NOT_EDITABLE', message: r.reason },
+    })),
+    ...notes.conflicts.map((c) =>
+      conflict(
+        store,
+        c.locale,
+        `releaseNotes.${c.track}.${c.versionCode}`,
+        'The store changed these release notes too: edit them here to choose, then push',
+      ),
+    ),
+    ...media.conflicts.map((c) =>
+      conflict(
+        store,
+        c.locale,
+        `media.${c.slotType}`,
+        'The store changed these media too: edit the slot here to choose, then push',
+      ),
+    ),
+  ];
+}
+
+/** How many media files a store's part uploads (for progress). */
+function mediaUploads(changeset: Changeset, store: Store, locales: string[] | undefined): number {
+  return Object.entries(changeset.media[store] ?? {})
+    .filter(([locale]) => locales === undefined || locales.includes(locale))
+    .flatMap(([, bySlot]) => Object.values(bySlot))
+    .reduce((sum, change) => sum + (change.conflict === undefined ? change.added.length : 0), 0);
+}
+
+/** What the store refused in its write, then what was left out before it. */
+function reportFailures(store: Store, report: PushReport, before: Failure[]): Failure[] {
+  return [
+    ...report.failures.map((f) => ({ store, locale: f.locale, field: f.field, error: f.error })),
+    ...report.releaseNotes
+      .filter((n) => !n.written)
+      .map((n) => ({
+        store,
+        locale: null,
+        field: `releaseNotes.${n.track}.${n.versionCode}`,
+        error: n.error ?? { code: 'NOT_WRITTEN', message: 'The store did not take these notes' },
+      })),
+    ...report.media.flatMap((m) =>
+      m.failures.map((f) => ({
+        store,
+        locale: f.locale,
+        field: `media.${f.slotType}`,
+        ...(f.sha256 !== null && { sha256: f.sha256 }),
+        error: f.error,
+      })),
+    ),
+    ...before,
+  ];
+}
+
+const mediaOutcomeOf = (report: PushReport) => ({
+  slots: report.media.filter((m) => m.failures.length === 0).length,
+  uploaded: report.media.reduce((n, m) => n + m.uploaded, 0),
+  deleted: report.media.reduce((n, m) => n + m.deleted, 0),
+  uploadedBytes: report.uploadedBytes,
+});
+
+/** The outcome of a store's part after its write, with every failure. */
+function resultOf(
+  store: Store,
+  report: PushReport,
+  pushedLocales: string[],
+  planned: { media: MediaPlan; notes: NotesPlan },
+  failedBefore: Failure[],
+): StorePushResult {
+  const failures = reportFailures(store, report, failedBefore);
+  const outcome: PushOutcome = {
+    pushed: failures.length === 0,
+    locales: pushedLocales.length,
+    ...(planned.media.slots.length > 0 && { media: mediaOutcomeOf(report) }),
+    ...(planned.notes.notes.length > 0 && {
+      releaseNotes: report.releaseNotes.filter((n) => n.written).length,
+    }),
+  };
+  if (failures.length > 0) {
+    outcome.error = {
+      code: 'PARTIAL_FAILURE',
+      message: `${failures.length} change(s) were not accepted by ${STORE_LABEL[store]}; see data.failures`,
+    };
+  }
+  return { outcome, locales: pushedLocales, failures };
+}
+
+export function createStorePush(deps: StorePushDeps) {
+  const { db, clock, credentials, media, releases } = deps;
+
+  const recordTexts = (
+    project: Project,
+    store: Store,
+    accepted: Parameters<typeof recordPush>[3],
+    removed: string[],
+  ) => {
+    const at = clock.now().toISOString();
+    return db
+      .transaction()
+      .execute((trx) => recordPush(trx, { projectId: project.id }, store, accepted, removed, at));
+  };
+
+  /**
+   * Resumed after its instance died: the locales it recorded as written are not written again
+   * but recorded as pushed now (the store has them), whatever happens to the rest.
+   */
+  async function alreadyWritten(
+    ctx: RequestContext,
+    project: Project,
+    store: Store,
+    plan: ReturnType<typeof planFor>,
+    control: OperationControl,
+    resumed: boolean,
+  ) {
+    const written = new Set(resumed ? await control.written(store) : []);
+    const skipped = plan.changes.filter((c) => written.has(c.locale));
+    if (skipped.length > 0) {
+      ctx.log.info(
+        { store, locales: skipped.map((c) => c.locale) },
+        'resumed push: already written, skipped',
+      );
+      await recordTexts(project, store, skipped, []);
+    }
+    return { written, skipped };
+  }
+
+  /** Everything a store's part writes, and what it leaves out, decided before any store call. */
+  async function planStore(
+    project: Project,
+    store: Store,
+    changeset: Changeset,
+    locales: string[] | undefined,
+    options: StorePushOptions,
+  ) {
+    const plan = planFor(changeset, store, locales);
+    // What's New only on a version being prepared, not the first.
+    const whatsNew =
+      store === 'appstore'
+        ? await releases.withoutRefusedWhatsNew(project.id, plan.changes)
+        : { changes: plan.changes, refused: [] };
+    const notes = releases.pushPlan(store === 'playstore' ? changeset.releaseNotes : {}, locales);
+    const mediaPlan = await media.plan(project.id, changeset.media[store] ?? {}, locales);
+    return {
+      /** As the changeset has it: what a resumed push skips is recorded as it was written. */
+      texts: plan,
+      /** What is written: What's New left out where the rule says no. */
+      changes: whatsNew.changes,
+      removals: options.prune === true ? plan.removals : [],
+      notes,
+      media: mediaPlan,
+      leftOut: leftOut(store, plan.conflicts, whatsNew.refused, notes, mediaPlan),
+    };
+  }
+
+  /** One store's part of a push: the steps above, then one write and its records. */
+  return async function pushStore(
+    ctx: RequestContext,
+    project: Project,
+    store: Store,
+    changeset: Changeset,
+    locales: string[] | undefined,
+    options: StorePushOptions,
+    control: OperationControl,
+    resumed: boolean,
+  ): Promise<StorePushResult> {
+    const planned = await planStore(project, store, changeset, locales, options);
+    const { written, skipped } = await alreadyWritten(ctx, project, store, planned.texts, control, resumed);
+    control.expect(store, planned.changes.length);
+    for (const change of skipped) control.advance(store, change.locale);
+    const toWrite = planned.changes.filter((c) => !written.has(c.locale));
+    const uploads = mediaUploads(changeset, store, locales);
+    if (uploads > 0) control.expectMedia(store, uploads);
+    const doneBefore = skipped.map((c) => c.locale);
+    const failedBefore = planned.leftOut;
+    const nothingToWrite =
+      toWrite.length === 0 &&
+      planned.removals.length === 0 &&
+      planned.media.slots.length === 0 &&
+      planned.notes.notes.length === 0;
+    if (nothingToWrite) {
+      // No store call at all.
+      return {
+        outcome: { pushed: failedBefore.length === 0, locales: doneBefore.length },
+        locales: doneBefore,
+        failures: failedBefore,
+      };
+    }
+    const client = await credentials.connectorFor(ctx.organizationId, store);
+    if (client === null) {
+      const error = credentialsMissing(store);
+      return {
+        outcome: { pushed: false, locales: 0, error },
+        locales: [],
+        failures: [{ store, locale: null, field: null, error }, ...failedBefore],
+      };
+    }
+    let report: PushReport;
+    try {
+      report = await client.write(appRef(project, store), toWrite, {
+        readFirst: resumed,
+        removeLocales: planned.removals,
+        changesNotSentForReview: options.changesNotSentForReview ?? false,
+        beforeWrite: control.beforeWrite(store),
+        onLocaleWritten: (locale) => control.advance(store, locale),
+        media: planned.media.slots,
+        onMediaItem: (item) => control.mediaItem(store, item.state),
+        releaseNotes: planned.notes.notes,
+      });
+    } catch (error) {
+      const failure = storeFailure(error);
+      return {
+        outcome: { pushed: false, locales: doneBefore.length, error: failure },
+        locales: doneBefore,
+        failures: [{ store, locale: null, field: null, error: failure }, ...failedBefore],
+      };
+    }
+    await recordTexts(
+      project,
+      store,
+      toWrite.filter((c) => report.written.includes(c.locale)),
+      report.removed,
+    );
+    await media.recordPush(project.id, store, report.media);
+    await releases.recordPush(project.id, planned.notes.notes, report.releaseNotes);
+    const pushedLocales = [...doneBefore, ...report.written];
+    ctx.log.info(
+      {
+        store,
+        calls: report.calls,
+        written: pushedLocales.length,
+        failed: report.failures.length,
+        ...(report.media.length > 0 && { media: mediaOutcomeOf(report) }),
+      },
+      'store written',
+    );
+    return resultOf(store, report, pushedLocales, planned, failedBefore);
+  };
+}

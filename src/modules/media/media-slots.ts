@@ -4,14 +4,14 @@
  * plan's storage.
  */
 import type { Executor } from '../../db/database.js';
-import { notFound, usageLimitExceeded } from '../../errors.js';
+import { invalidField, notFound, usageLimitExceeded } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import type { Store } from '../../shared/stores.js';
+import { STORE_LABEL, type Store } from '../../shared/stores.js';
 import type { RequestContext } from '../access/index.js';
 import { actorOf } from '../audit/index.js';
 import { PLANS, type OrganizationsRepository, type Plan } from '../organizations/index.js';
-import { lockProject } from '../projects/index.js';
+import { isLinked, lockProject, STORE_IDENTIFIER, type Project } from '../projects/index.js';
 import type { MediaEditSource, MediaItem, MediaSlot } from './media.js';
 import { mediaRepository as repo, type ItemWithBlob, type SlotRow } from './media.repository.js';
 import { slotRule } from './slots.js';
@@ -67,6 +67,16 @@ export async function toSlots(db: Executor, rows: SlotRow[]): Promise<MediaSlot[
       conflict: row.conflict === null ? null : parseList(row.conflict),
     };
   });
+}
+
+/** 400 naming `field` when the project is not linked to the store. */
+export function requireLinked(project: Project, store: Store, field: string): void {
+  if (!isLinked(project, store)) {
+    throw invalidField(
+      field,
+      `the project has no ${STORE_IDENTIFIER[store]}: link it to ${STORE_LABEL[store]} first`,
+    );
+  }
 }
 
 export function createSlotWriter(deps: {

@@ -5,9 +5,8 @@ import type { Readable } from 'node:stream';
 import type { Api } from '../../http/api.js';
 import { ok } from '../../http/envelope.js';
 import { contextOf } from '../../http/identity.js';
-import { BEARER, ERRORS, Ok, PageQuery, pageOf, StringEnum } from '../../http/schemas.js';
+import { BEARER, ERRORS, PageQuery, pageOf, StringEnum } from '../../http/schemas.js';
 import { lazyModule } from '../../shared/lazy-module.js';
-import { ArchiveError, packTarGzStream, streamTarGz, type ArchiveLimits } from '../../shared/archive.js';
 import { AppError, invalidField } from '../../errors.js';
 import { ProjectParams } from '../projects/index.js';
 import type { BlobRange } from '../../blobs/index.js';
@@ -15,12 +14,12 @@ import type { MediaService } from './media.service.js';
 import type { MediaTransfer } from './media-transfer.js';
 import { SLOT_RULES } from './slots.js';
 import * as S from './media.schemas.js';
+import { mediaTransferRoutes } from './media-transfer.routes.js';
 
 /** The multipart parser, loaded by the first upload rather than at start-up. */
 const busboy = lazyModule<typeof Busboy>('busboy');
 
 const tags = ['media'];
-const Binary = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
 const UPLOAD_TYPES = [
   'image/png',
   'image/jpeg',
@@ -72,114 +71,11 @@ function parseRange(header: string | undefined, size: number): BlobRange | null 
   return { start, end };
 }
 
-const GiB = 1024 ** 3;
-/** A media tree is large (previews alone up to 500 MB each) but bounded; entries stream to disk. */
-export const MEDIA_IMPORT_LIMITS: ArchiveLimits = {
-  maxCompressedBytes: 2 * GiB,
-  maxTotalBytes: 4 * GiB,
-  maxEntryBytes: 500 * 1024 * 1024,
-  maxEntries: 10_000,
-  maxRatio: 100,
-  maxDepth: 16,
-};
-
 export function mediaRoutes(app: Api, services: { media: MediaService; mediaTransfer: MediaTransfer }): void {
   const { media, mediaTransfer } = services;
 
-  app.get('/projects/:projectId/media/export', {
-    schema: {
-      operationId: 'media.export',
-      tags,
-      summary: 'Export screenshots and previews in the fastlane layout',
-      description:
-        'A tar.gz, streamed, of `fastlane/screenshots/<locale>/<displayType>_NN.<ext>` (appleTV/ and iMessage/ ' +
-        'folders as deliver reads them), `fastlane/app_previews/<locale>/<previewType>_NN.<ext>` and ' +
-        '`fastlane/metadata/android/<language>/images/<type>/NN.<ext>` or `images/<icon|featureGraphic|tvBanner>.<ext>` ' +
-        '(supply), the working copies in slot order.',
-      security: BEARER,
-      params: ProjectParams,
-      response: {
-        200: { description: 'The archive', content: { 'application/gzip': { schema: Binary } } },
-        ...ERRORS,
-      },
-    },
-    handler: async (request, reply) => {
-      const entries = await mediaTransfer.exportEntries(contextOf(request), request.params.projectId);
-      const archive = packTarGzStream(
-        entries.map((e) => ({ path: e.path, size: e.bytes, open: () => e.open() })),
-      );
-      // The schema describes the bytes as a Buffer; Fastify streams a Readable the same way.
-      return reply
-        .type('application/gzip')
-        .header('Content-Disposition', `attachment; filename="${request.params.projectId}-media.tar.gz"`)
-        .send(archive as unknown as Buffer);
-    },
-  });
-
-  app.register(async (scope: Api) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser(
-      ['application/gzip', 'application/x-gzip', 'application/octet-stream'],
-      (_r, _p, done) => done(null),
-    );
-    scope.post('/projects/:projectId/media/import', {
-      config: { noIdempotencyKey: 'the archive is read as it streams; importing it again changes nothing' },
-      schema: {
-        operationId: 'media.import',
-        tags,
-        summary: 'Import screenshots and previews from a fastlane tree',
-        description:
-          'Body: a tar.gz (Content-Type application/gzip), read as it streams, each file spooled to disk. The layout ' +
-          "is the export's, or any deliver/supply tree: App Store screenshots go to the display type their pixel " +
-          "size says (deliver's rule, `_framed` files preferred), previews by the preview type in their name. " +
-          'Every file is checked against its slot; all or nothing (400 naming each path and rule). The slots in ' +
-          'the tree are replaced; others stay. Up to 2 GiB compressed, 4 GiB expanded, 500 MiB per file (413).',
-        security: BEARER,
-        params: ProjectParams,
-        consumes: ['application/gzip'],
-        response: {
-          200: Ok(
-            Type.Object({
-              imported: Type.Array(
-                Type.Object({
-                  store: S.StoreParam,
-                  locale: Type.String(),
-                  slotType: Type.String(),
-                  items: Type.Integer(),
-                }),
-              ),
-              skipped: Type.Array(Type.Object({ path: Type.String(), reason: Type.String() })),
-            }),
-          ),
-          ...ERRORS,
-        },
-      },
-      handler: async (request, reply) => {
-        try {
-          return ok(
-            await mediaTransfer.importTree(contextOf(request), request.params.projectId, (want, onFile) =>
-              streamTarGz(request.raw, MEDIA_IMPORT_LIMITS, want, (path, content) =>
-                onFile(path, content),
-              ).catch((error: unknown) => {
-                if (error instanceof ArchiveError) {
-                  throw new AppError(
-                    'INVALID_REQUEST',
-                    error.message,
-                    undefined,
-                    error.kind === 'tooLarge' ? 413 : 400,
-                  );
-                }
-                throw error;
-              }),
-            ),
-          );
-        } catch (error) {
-          if (!request.raw.readableEnded) void reply.header('Connection', 'close');
-          throw error;
-        }
-      },
-    });
-  });
+  // Export and import of fastlane trees come first, as they always have in the API reference.
+  mediaTransferRoutes(app, mediaTransfer);
 
   app.get('/media/slot-types', {
     schema: {
@@ -391,10 +287,10 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
       params: Type.Object({ sha256: Type.String({ maxLength: 64 }) }),
       querystring: Type.Object({ thumb: Type.Optional(StringEnum(['0', '1'])) }),
       response: {
-        200: { description: 'The file', content: { 'application/octet-stream': { schema: Binary } } },
+        200: { description: 'The file', content: { 'application/octet-stream': { schema: S.Binary } } },
         206: {
           description: 'A range of the file',
-          content: { 'application/octet-stream': { schema: Binary } },
+          content: { 'application/octet-stream': { schema: S.Binary } },
         },
         304: { description: 'Not modified', type: 'null' },
         ...ERRORS,

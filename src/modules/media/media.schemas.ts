@@ -187,3 +187,6 @@ export const MediaChangesSchema = Type.Record(
       'store → locale → slot type → change (SHA-256 lists), for slots whose files differ from the store',
   },
 );
+
+/** A file's bytes in a response. */
+export const Binary = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });

@@ -3,6 +3,7 @@
  * (A1.2, A1.7, A2.3). Rules are data: validation, the dashboard's hints and the fastlane import
  * (display type from pixel size) all read them from here.
  */
+import { invalid } from '../../errors.js';
 import type { Store } from '../../shared/stores.js';
 
 export type MediaKind = 'image' | 'video';
@@ -350,3 +351,14 @@ export function displayTypeForSize(width: number, height: number, filePath: stri
   }
   return undefined;
 }
+
+/** 400: a slot holds at most its rule's number of files. */
+export const countBreak = (rule: SlotRule, count: number) =>
+  invalid(`file: ${rule.label} hold at most ${rule.maxItems} files; the slot has ${count}`, [
+    {
+      field: 'file.count',
+      message: `the slot holds at most ${rule.maxItems} files and has ${count}`,
+      limit: rule.maxItems,
+      length: count,
+    },
+  ]);

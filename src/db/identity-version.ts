@@ -14,6 +14,9 @@ import type { Redis } from 'ioredis';
 import type { DatabaseConfig } from '../config.js';
 import { lazyModule } from '../shared/lazy-module.js';
 
+/** Statements that may change who a key signs in, or what they may do (Db.identityVersion). */
+export const IDENTITY_WRITE = /^\s*(update|delete\s+from)\s+"?(api_keys|members|organizations)"?\s/i;
+
 const ioredis = lazyModule<typeof import('ioredis')>('ioredis');
 
 /** The counter of a PostgreSQL database with REDIS_URL; null where there is none (SQLite, no Redis). */

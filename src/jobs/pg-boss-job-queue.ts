@@ -8,7 +8,7 @@ import { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import type PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
-import { isConnectionLoss } from '../db/database.js';
+import { isConnectionLoss } from '../db/postgres.js';
 import { lazyModule } from '../shared/lazy-module.js';
 import { createWaker, JOBS, JOB_NAMES, type JobHandlers, type JobName, type JobQueue } from './job-queue.js';
 

@@ -12,11 +12,6 @@ import {
 import {
   StoreError,
   type AppStoreSecret,
-  type LocaleChange,
-  type LocaleFailure,
-  type MediaSlotResult,
-  type PushOptions,
-  type PushReport,
   type ReadReport,
   type StoreReleases,
   type StoreVersion,
@@ -25,14 +20,13 @@ import {
 } from '../store-connector.js';
 import { createAscClient } from './client.js';
 import { createAscMedia, DEFAULT_PROCESSING, type ProcessingPolicy } from './media.js';
-import { readContainers, type Container } from './containers.js';
+import { readContainers } from './containers.js';
+import { createAscWrite } from './asc-write.js';
 import {
-  ALWAYS_EDITABLE,
   APP_INFO_FIELDS,
   EDITABLE_VERSION_STATES,
   compareVersions,
   fieldsOf,
-  splitFields,
   VERSION_FIELDS,
   type JsonApiResource,
 } from './mapper.js';
@@ -130,167 +124,7 @@ export function createAppStoreConnector(
       return { snapshot, media: storeMedia, releases, calls: counter.calls } satisfies ReadReport;
     },
 
-    async write(appId: string, changes: LocaleChange[], options: PushOptions): Promise<PushReport> {
-      const counter = { calls: 0, beforeWrite: options.beforeWrite };
-      const { info, ver, infoLocs, verLocs } = await readContainers(client, counter, appId);
-      const failures: LocaleFailure[] = [];
-      const written: string[] = [];
-      const removed: string[] = [];
-      const fail = (locale: string, error: unknown) => {
-        if (!(error instanceof StoreError)) throw error;
-        failures.push({ locale, field: error.field, error: { code: error.code, message: error.message } });
-      };
-
-      async function writeResource(
-        kind: 'appInfoLocalizations' | 'appStoreVersionLocalizations',
-        container: Container | null,
-        existing: JsonApiResource | undefined,
-        locale: string,
-        attributes: Record<string, string | null>,
-      ) {
-        if (Object.keys(attributes).length === 0) return;
-        const writable =
-          container?.editable === true || Object.keys(attributes).every((f) => ALWAYS_EDITABLE.has(f));
-        if (container === null || !writable) {
-          const what = kind === 'appInfoLocalizations' ? 'app info' : 'App Store version';
-          throw new StoreError(
-            'appstore',
-            'NOT_EDITABLE',
-            `No editable ${what}: create a new version in App Store Connect (state Prepare for Submission) before pushing`,
-            409,
-            false,
-            Object.keys(attributes)[0] ?? null,
-          );
-        }
-        if (existing) {
-          // Only what differs from the store now: a resumed push does not write a text twice.
-          const current = existing.attributes ?? {};
-          const differing = Object.fromEntries(
-            Object.entries(attributes).filter(
-              ([field, value]) => ((current[field] as string | null | undefined) || null) !== (value || null),
-            ),
-          );
-          if (Object.keys(differing).length === 0) return;
-          await client.call(counter, 'PATCH', `/v1/${kind}/${existing.id}`, {
-            data: { type: kind, id: existing.id, attributes: differing },
-          });
-          return;
-        }
-        const [relation, type] =
-          kind === 'appInfoLocalizations' ? ['appInfo', 'appInfos'] : ['appStoreVersion', 'appStoreVersions'];
-        const created = attributesWithout(attributes);
-        await client.call(counter, 'POST', `/v1/${kind}`, {
-          data: {
-            type: kind,
-            attributes: { locale, ...created },
-            relationships: { [relation]: { data: { type, id: container.id } } },
-          },
-        });
-      }
-
-      await Promise.all(
-        changes.map(async (change) => {
-          const { info: infoAttrs, version: versionAttrs } = splitFields(change.fields);
-          try {
-            // The two resources of a locale are independent: written side by side.
-            const results = await Promise.allSettled([
-              writeResource(
-                'appInfoLocalizations',
-                info,
-                infoLocs.get(change.locale),
-                change.locale,
-                infoAttrs,
-              ),
-              writeResource(
-                'appStoreVersionLocalizations',
-                ver,
-                verLocs.get(change.locale),
-                change.locale,
-                versionAttrs,
-              ),
-            ]);
-            const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-            if (rejected) throw rejected.reason;
-            written.push(change.locale);
-            options.onLocaleWritten?.(change.locale);
-          } catch (error) {
-            fail(change.locale, error);
-          }
-        }),
-      );
-
-      for (const locale of options.removeLocales ?? []) {
-        try {
-          const verLoc = verLocs.get(locale);
-          const infoLoc = infoLocs.get(locale);
-          if (verLoc) await client.call(counter, 'DELETE', `/v1/appStoreVersionLocalizations/${verLoc.id}`);
-          if (infoLoc) await client.call(counter, 'DELETE', `/v1/appInfoLocalizations/${infoLoc.id}`);
-          removed.push(locale);
-        } catch (error) {
-          fail(locale, error);
-        }
-      }
-      const mediaResults: MediaSlotResult[] = [];
-      let uploadedBytes = 0;
-      const slots = options.media ?? [];
-      if (slots.length > 0) {
-        // Locales created by the texts above have their localization only now.
-        const localizations = slots.some((slot) => !verLocs.has(slot.locale))
-          ? (await readContainers(client, counter, appId)).verLocs
-          : verLocs;
-        await Promise.all(
-          slots.map(async (slot) => {
-            const refuse = (code: string, message: string) =>
-              mediaResults.push({
-                locale: slot.locale,
-                slotType: slot.slotType,
-                stored: null,
-                uploaded: 0,
-                deleted: 0,
-                reordered: false,
-                failures: [
-                  { locale: slot.locale, slotType: slot.slotType, sha256: null, error: { code, message } },
-                ],
-              });
-            const localization = localizations.get(slot.locale);
-            if (ver === null || !ver.editable) {
-              return refuse(
-                'NOT_EDITABLE',
-                'No editable App Store version: screenshots and previews are written only to a version in Prepare for Submission (or another editable state); create one in App Store Connect first',
-              );
-            }
-            if (localization === undefined) {
-              return refuse(
-                'NOT_FOUND',
-                `The version has no ${slot.locale} localization: push the locale's texts first`,
-              );
-            }
-            try {
-              const { bytes, ...result } = await media.writeSlot(
-                counter,
-                localization.id,
-                slot,
-                options.onMediaItem,
-              );
-              uploadedBytes += bytes;
-              mediaResults.push(result);
-            } catch (error) {
-              if (!(error instanceof StoreError)) throw error;
-              refuse(error.code, error.message);
-            }
-          }),
-        );
-      }
-      return {
-        written: written.sort(),
-        removed,
-        failures,
-        media: mediaResults,
-        uploadedBytes,
-        releaseNotes: [],
-        calls: counter.calls,
-      };
-    },
+    write: createAscWrite(client, media),
 
     readReleases: (appId) => readReleases({ calls: 0 }, appId),
 
@@ -340,9 +174,4 @@ export function createAppStoreConnector(
       });
     },
   };
-}
-
-/** A create sends only the attributes that have a value; null means "not set" there. */
-function attributesWithout(attributes: Record<string, string | null>) {
-  return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== null));
 }

@@ -1,10 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from './api/client';
+import { keys } from './api/keys';
 
 /** Who is signed in (member, organization, role); an ApiError 401 when nobody is. */
 export function useSession() {
   return useQuery({
-    queryKey: ['session'],
+    queryKey: keys.session(),
     queryFn: () => unwrap(api.GET('/api/dashboard/session')),
     retry: false,
   });

@@ -5,16 +5,17 @@ import { navigate } from '../router';
 import type { Session } from '../session';
 import { BusyButton, ErrorMessage, OneFieldForm, Section, when } from '../ui';
 import { addPasskey, passkeysSupported } from '../webauthn';
+import { keys } from '../api/keys';
 
 export function Account({ session }: { session: Session }) {
   const client = useQueryClient();
   const welcome = new URLSearchParams(location.search).has('welcome');
   const sessions = useQuery({
-    queryKey: ['sessions'],
+    queryKey: keys.sessions(),
     queryFn: () => unwrap(api.GET('/api/dashboard/sessions')),
   });
   const passkeys = useQuery({
-    queryKey: ['passkeys'],
+    queryKey: keys.passkeys(),
     queryFn: () => unwrap(api.GET('/api/dashboard/passkeys')),
   });
   const [name, setName] = useState('');
@@ -22,18 +23,18 @@ export function Account({ session }: { session: Session }) {
     mutationFn: () => addPasskey(name),
     onSuccess: () => {
       setName('');
-      return client.invalidateQueries({ queryKey: ['passkeys'] });
+      return client.invalidateQueries({ queryKey: keys.passkeys() });
     },
   });
   const removePasskey = useMutation({
     mutationFn: (passkeyId: string) =>
       unwrap(api.DELETE('/api/dashboard/passkeys/{passkeyId}', { params: { path: { passkeyId } } })),
-    onSettled: () => client.invalidateQueries({ queryKey: ['passkeys'] }),
+    onSettled: () => client.invalidateQueries({ queryKey: keys.passkeys() }),
   });
   const endOne = useMutation({
     mutationFn: (sessionId: string) =>
       unwrap(api.DELETE('/api/dashboard/sessions/{sessionId}', { params: { path: { sessionId } } })),
-    onSettled: () => client.invalidateQueries({ queryKey: ['sessions'] }),
+    onSettled: () => client.invalidateQueries({ queryKey: keys.sessions() }),
   });
   const endAll = useMutation({
     mutationFn: () => unwrap(api.DELETE('/api/dashboard/sessions')),

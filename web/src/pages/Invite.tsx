@@ -5,12 +5,13 @@ import { navigate } from '../router';
 import { useSignedIn } from '../session';
 import { BusyButton, ErrorMessage, when } from '../ui';
 import { addPasskey, passkeysSupported } from '../webauthn';
+import { keys } from '../api/keys';
 
 export function Invite({ inviteId }: { inviteId: string }) {
   const [name, setName] = useState('');
   const signedIn = useSignedIn(['invite', inviteId]);
   const invite = useQuery({
-    queryKey: ['invite', inviteId],
+    queryKey: keys.invite(inviteId),
     queryFn: () => unwrap(api.GET('/api/dashboard/invites/{inviteId}', { params: { path: { inviteId } } })),
     retry: false,
     // Read once: accepting uses it up, and asked for again it would answer 409.

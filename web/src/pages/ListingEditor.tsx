@@ -15,6 +15,7 @@ import {
 import { Link, setLeaveGuard } from '../router';
 import { canEdit, type Session } from '../session';
 import { BusyButton, ErrorMessage, when } from '../ui';
+import { keys } from '../api/keys';
 
 type Values = Record<string, string>;
 type FieldView = { value: string | null; base: string | null; state: string; storeValue?: string | null };
@@ -23,7 +24,7 @@ const LEAVE_MESSAGE = 'You have unsaved changes. Leave this page and lose them?'
 
 function useListing(projectId: string, store: Store, locale: string, valid: boolean) {
   return useQuery({
-    queryKey: ['listing', projectId, store, locale],
+    queryKey: keys.listing(projectId, store, locale),
     enabled: valid,
     queryFn: async () => {
       try {
@@ -56,7 +57,7 @@ export function ListingEditor({
 }) {
   const client = useQueryClient();
   const editable = canEdit(session);
-  const locales = useQuery({ queryKey: ['locales'], queryFn: () => unwrap(api.GET('/api/v1/locales')) });
+  const locales = useQuery({ queryKey: keys.locales(), queryFn: () => unwrap(api.GET('/api/v1/locales')) });
   const validIn = (store: Store) => locales.data?.stores[store].some((l) => l.code === locale) ?? false;
   const appstore = useListing(projectId, 'appstore', locale, validIn('appstore'));
   const playstore = useListing(projectId, 'playstore', locale, validIn('playstore'));
@@ -337,7 +338,7 @@ function History({
 }: Parameters<typeof Field>[0]) {
   const [open, setOpen] = useState(false);
   const history = useQuery({
-    queryKey: ['history', projectId, store, locale],
+    queryKey: keys.history(projectId, store, locale),
     enabled: open,
     queryFn: () =>
       unwrap(

@@ -10,6 +10,7 @@ import { STORE_NAMES, STORES, type Store } from '../listing-rules';
 import { Link } from '../router';
 import { canEdit, type Session } from '../session';
 import { BusyButton, ErrorMessage } from '../ui';
+import { keys } from '../api/keys';
 
 type SlotTypes = Awaited<ReturnType<typeof loadSlotTypes>>;
 type SlotRule = SlotTypes[number];
@@ -80,14 +81,14 @@ export function MediaEditor({
 }) {
   const client = useQueryClient();
   const editable = canEdit(session);
-  const slotTypes = useQuery({ queryKey: ['media-slot-types'], queryFn: loadSlotTypes });
+  const slotTypes = useQuery({ queryKey: keys.mediaSlotTypes(), queryFn: loadSlotTypes });
   const rules = (slotTypes.data ?? []).filter((rule) => rule.store === store);
   const [slotType, setSlotType] = useState<string | null>(null);
   const current = slotType ?? rules[0]?.slotType ?? null;
   const rule = rules.find((r) => r.slotType === current);
 
   const media = useQuery({
-    queryKey: ['media', projectId, store, locale],
+    queryKey: keys.mediaLocale(projectId, store, locale),
     queryFn: () =>
       unwrap(
         api.GET('/api/v1/projects/{projectId}/media', {
@@ -98,7 +99,7 @@ export function MediaEditor({
   const slot = media.data?.slots.find((s) => s.slotType === current);
   const items = slot?.items ?? [];
   const filled = new Set(media.data?.slots.filter((s) => s.items.length > 0).map((s) => s.slotType));
-  const refresh = () => client.invalidateQueries({ queryKey: ['media', projectId] });
+  const refresh = () => client.invalidateQueries({ queryKey: keys.media(projectId) });
   const path = { projectId, store, locale, slotType: current ?? '' };
 
   const reorder = useMutation({

@@ -4,6 +4,7 @@ import { api, unwrap } from '../api/client';
 import { Link, navigate } from '../router';
 import { canEdit, type Session } from '../session';
 import { BusyButton, ErrorMessage, when } from '../ui';
+import { keys } from '../api/keys';
 
 const PAGE = 20;
 
@@ -12,7 +13,7 @@ export function Projects({ session }: { session: Session }) {
   const [offset, setOffset] = useState(0);
   const [creating, setCreating] = useState(false);
   const projects = useQuery({
-    queryKey: ['projects', search, offset],
+    queryKey: keys.projectsPage(search, offset),
     queryFn: () =>
       unwrap(
         api.GET('/api/v1/projects', {
@@ -110,7 +111,7 @@ function NewProject({ onClose }: { onClose: () => void }) {
         }),
       ),
     onSuccess: async (created) => {
-      await client.invalidateQueries({ queryKey: ['projects'] });
+      await client.invalidateQueries({ queryKey: keys.projects() });
       navigate(`/projects/${created.projectId}`);
     },
   });

@@ -10,6 +10,7 @@ import { api, unwrap } from '../api/client';
 import { Link } from '../router';
 import { canEdit, type Session } from '../session';
 import { BusyButton, ErrorMessage, Section } from '../ui';
+import { keys } from '../api/keys';
 
 const APP_STORE_MAX = 4000;
 const PLAY_MAX = 500;
@@ -75,12 +76,12 @@ export function Releases({ session, projectId }: { session: Session; projectId: 
   const queryClient = useQueryClient();
   const editable = canEdit(session);
   const releases = useQuery({
-    queryKey: ['releases', projectId],
+    queryKey: keys.releases(projectId),
     queryFn: () =>
       unwrap(api.GET('/api/v1/projects/{projectId}/releases', { params: { path: { projectId } } })),
   });
   const appNotes = useQuery({
-    queryKey: ['release-notes', projectId, 'appstore'],
+    queryKey: keys.storeReleaseNotes(projectId, 'appstore'),
     queryFn: () =>
       unwrap(
         api.GET('/api/v1/projects/{projectId}/release-notes', {
@@ -89,7 +90,7 @@ export function Releases({ session, projectId }: { session: Session; projectId: 
       ),
   });
   const playNotes = useQuery({
-    queryKey: ['release-notes', projectId, 'playstore'],
+    queryKey: keys.storeReleaseNotes(projectId, 'playstore'),
     queryFn: () =>
       unwrap(
         api.GET('/api/v1/projects/{projectId}/release-notes', {
@@ -98,11 +99,11 @@ export function Releases({ session, projectId }: { session: Session; projectId: 
       ),
   });
   const listings = useQuery({
-    queryKey: ['listings', projectId],
+    queryKey: keys.listings(projectId),
     queryFn: () =>
       unwrap(api.GET('/api/v1/projects/{projectId}/listings', { params: { path: { projectId } } })),
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['release-notes', projectId] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: keys.releaseNotes(projectId) });
   const [versionString, setVersionString] = useState('');
   const create = useMutation({
     mutationFn: () =>
@@ -112,7 +113,7 @@ export function Releases({ session, projectId }: { session: Session; projectId: 
           body: { versionString },
         }),
       ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['releases', projectId] }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.releases(projectId) }),
   });
 
   const locales = (store: 'appstore' | 'playstore') =>

@@ -12,6 +12,7 @@ import { codePoints, STORE_FIELDS, STORE_NAMES, type Store } from '../listing-ru
 import { Link } from '../router';
 import { canEdit, type Session } from '../session';
 import { BusyButton, ErrorMessage, Section } from '../ui';
+import { keys } from '../api/keys';
 
 const STATES = ['missing', 'outdated', 'draft', 'current'] as const;
 
@@ -42,7 +43,7 @@ function wordDiff(before: string, after: string): ReactNode[] {
 
 export function TranslationsOverview({ session, projectId }: { session: Session; projectId: string }) {
   const status = useQuery({
-    queryKey: ['translations', projectId],
+    queryKey: keys.translations(projectId),
     queryFn: () =>
       unwrap(api.GET('/api/v1/projects/{projectId}/translations', { params: { path: { projectId } } })),
   });
@@ -251,7 +252,7 @@ export function TranslationLocale({
   const queryClient = useQueryClient();
   const editable = canEdit(session);
   const detail = useQuery({
-    queryKey: ['translations', projectId, locale],
+    queryKey: keys.translationLocale(projectId, locale),
     queryFn: () =>
       unwrap(
         api.GET('/api/v1/projects/{projectId}/translations/{locale}', {
@@ -259,7 +260,7 @@ export function TranslationLocale({
         }),
       ),
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['translations', projectId] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: keys.translations(projectId) });
   const machine = useMutation({
     mutationFn: () =>
       unwrap(

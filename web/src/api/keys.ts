@@ -1,0 +1,39 @@
+/**
+ * Every cache key of the dashboard's data, in one place: a key names a resource, and a shorter key
+ * is the prefix of the longer ones, so invalidating `keys.media(projectId)` refreshes every slot of
+ * the project. A page never writes a key by hand.
+ */
+import type { Store } from '../listing-rules';
+
+export const keys = {
+  session: () => ['session'] as const,
+  organization: () => ['organization'] as const,
+  usage: () => ['usage'] as const,
+  members: () => ['members'] as const,
+  invites: () => ['invites'] as const,
+  invite: (inviteId: string) => ['invite', inviteId] as const,
+  apiKeys: () => ['api-keys'] as const,
+  credentials: () => ['credentials'] as const,
+  audit: (offset: number) => ['audit', offset] as const,
+  passkeys: () => ['passkeys'] as const,
+  sessions: () => ['sessions'] as const,
+  locales: () => ['locales'] as const,
+  projects: () => ['projects'] as const,
+  projectsPage: (search: string, offset: number) => ['projects', search, offset] as const,
+  project: (projectId: string) => ['project', projectId] as const,
+  listings: (projectId: string) => ['listings', projectId] as const,
+  listing: (projectId: string, store: Store, locale: string) =>
+    ['listing', projectId, store, locale] as const,
+  history: (projectId: string, store: Store, locale: string) =>
+    ['history', projectId, store, locale] as const,
+  diff: (projectId: string) => ['diff', projectId] as const,
+  media: (projectId: string) => ['media', projectId] as const,
+  mediaLocale: (projectId: string, store: Store, locale: string) =>
+    ['media', projectId, store, locale] as const,
+  mediaSlotTypes: () => ['media-slot-types'] as const,
+  releases: (projectId: string) => ['releases', projectId] as const,
+  releaseNotes: (projectId: string) => ['release-notes', projectId] as const,
+  storeReleaseNotes: (projectId: string, store: Store) => ['release-notes', projectId, store] as const,
+  translations: (projectId: string) => ['translations', projectId] as const,
+  translationLocale: (projectId: string, locale: string) => ['translations', projectId, locale] as const,
+};

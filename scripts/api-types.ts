@@ -1,7 +1,7 @@
 /**
  * The dashboard's API types, generated from the service's own OpenAPI document by
  * openapi-typescript (binary bodies as Blob). `npm run web:types` writes web/src/api/schema.d.ts;
- * test/web-api-types.test.ts fails when that file is stale.
+ * test/http/web-api-types.test.ts fails when that file is stale.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

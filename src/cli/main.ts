@@ -21,7 +21,7 @@ import { translationsCommands } from './commands/translations.js';
 /**
  * Every command and the operation (src/modules/access) it performs: operator operations, or the
  * same operation as a REST route (done with the operator's admin rights in the project's
- * organization). test/operations.test.ts checks this table against the commands.
+ * organization). test/organizations/operations.test.ts checks this table against the commands.
  */
 export const COMMAND_OPERATIONS = {
   serve: 'server.serve',

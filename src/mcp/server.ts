@@ -19,7 +19,7 @@ import { translationTools } from './tools/translations.js';
 
 /**
  * Every tool and the operations (src/modules/access) it performs: the same operation ids, and so
- * the same role checks, as the REST routes. test/operations.test.ts checks this table.
+ * the same role checks, as the REST routes. test/organizations/operations.test.ts checks this table.
  */
 export const TOOL_OPERATIONS = {
   list_projects: ['projects.list'],

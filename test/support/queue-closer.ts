@@ -1,6 +1,6 @@
 /**
  * A process that closes its pg-boss queue while the workers are busy, then lets its event loop
- * run dry: it exits on its own only if closing left nothing behind (test/queue-close.postgres.test.ts).
+ * run dry: it exits on its own only if closing left nothing behind (test/platform/queue-close.postgres.test.ts).
  * Prints how many jobs ran before closing began, of how many.
  */
 import pino from 'pino';

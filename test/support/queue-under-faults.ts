@@ -1,7 +1,7 @@
 /**
  * A process whose pg-boss workers run jobs while every connection of the queue's pool is ended,
  * again and again, by PostgreSQL (pg_terminate_backend). It must outlive that: prints how many jobs
- * ran and how many backends were ended, then closes (test/queue-faults.postgres.test.ts).
+ * ran and how many backends were ended, then closes (test/platform/queue-faults.postgres.test.ts).
  */
 import pg from 'pg';
 import pino from 'pino';

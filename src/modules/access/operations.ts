@@ -1,7 +1,7 @@
 /**
  * The role matrix of design.md §6 as data, keyed by operation id: one entry per operation, the
  * same id for its REST route (the OpenAPI operationId), its MCP tool and its CLI command, and the
- * label of its logs and audit entries. test/operations.test.ts fails when a route, a tool or a
+ * label of its logs and audit entries. test/organizations/operations.test.ts fails when a route, a tool or a
  * command has no entry here, or an entry has none of them.
  */
 import { forbidden } from '../../errors.js';

@@ -1,0 +1,237 @@
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDeferredCompilation } from '../../src/http/deferred-compilation.js';
+import { startHarness, type Harness, type TestOrganization } from '../support/harness.js';
+
+let h: Harness;
+let org: TestOrganization;
+
+beforeAll(async () => {
+  h = await startHarness();
+  org = await h.given.organization();
+});
+afterAll(() => h.close());
+
+describe('the envelope and error table', () => {
+  it('answers unknown routes with 404 NOT_FOUND in the envelope, with X-Request-Id and rate-limit headers', async () => {
+    const res = await h.client().get('/api/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({
+      success: false,
+      error: { code: 'NOT_FOUND', message: 'No route GET /api/v1/nothing-here' },
+    });
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+    expect(res.headers['x-ratelimit-limit']).toBe('100');
+  });
+
+  it('answers 401 UNAUTHORIZED with WWW-Authenticate for a missing key', async () => {
+    const res = await h.client().get('/api/v1/projects');
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('UNAUTHORIZED');
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="appmeta"');
+  });
+
+  it.each([
+    ['a malformed key', 'Bearer not-a-key'],
+    ['an unknown key', `Bearer amk_${'A'.repeat(43)}`],
+    ['another scheme', `Basic ${Buffer.from('a:b').toString('base64')}`],
+    ['an empty bearer', 'Bearer '],
+  ])('answers 401 for %s, before validating anything', async (_label, authorization) => {
+    const res = await h
+      .client(undefined, { authorization })
+      .request('POST', '/api/v1/projects', { bogus: true });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('UNAUTHORIZED');
+    expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
+  });
+
+  it('never accepts a key in the query string', async () => {
+    const res = await h.client().get(`/api/v1/projects?api_key=${org.admin.apiKey}`);
+    expect(res.status).toBe(401);
+  });
+
+  it('answers bad JSON with 400 INVALID_REQUEST', async () => {
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/projects',
+      headers: { authorization: `Bearer ${org.admin.apiKey}`, 'content-type': 'application/json' },
+      payload: '{"name": ',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({
+      success: false,
+      error: { code: 'INVALID_REQUEST', message: expect.stringContaining('not valid JSON') },
+    });
+  });
+
+  it('answers a wrong content type with 415 and code INVALID_REQUEST', async () => {
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/projects',
+      headers: { authorization: `Bearer ${org.admin.apiKey}`, 'content-type': 'text/plain' },
+      payload: 'name=x',
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({
+      success: false,
+      error: { code: 'INVALID_REQUEST', message: 'Content-Type must be application/json' },
+    });
+  });
+
+  it('answers an oversized body with 413 and code INVALID_REQUEST', async () => {
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/projects',
+      headers: { authorization: `Bearer ${org.admin.apiKey}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }),
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error.code).toBe('INVALID_REQUEST');
+  });
+
+  it('answers a missing body where one is required with 400', async () => {
+    const res = await org.admin.api.request('POST', '/api/v1/projects');
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('INVALID_REQUEST');
+  });
+
+  it('refuses the NUL character with 400 on every database, in bodies and URLs', async () => {
+    const body = await org.admin.api.post('/api/v1/projects', { name: 'a\u0000b' });
+    expect(body.status).toBe(400);
+    expect(body.body.error.details).toEqual([
+      { field: 'name', message: 'must not contain the NUL character' },
+    ]);
+    const url = await org.admin.api.get('/api/v1/projects/proj_%00');
+    expect(url.status).toBe(400);
+    const escaped = await org.admin.api.post('/api/v1/projects', { name: 'literal \\u0000 text' });
+    expect(escaped.status).toBe(201);
+  });
+
+  it('keeps a well-formed incoming X-Request-Id and replaces a malformed one', async () => {
+    const kept = await h.client(org.admin.apiKey, { 'x-request-id': 'trace-123' }).get('/api/v1/projects');
+    expect(kept.headers['x-request-id']).toBe('trace-123');
+    const replaced = await h
+      .client(org.admin.apiKey, { 'x-request-id': 'bad id with spaces' })
+      .get('/api/v1/projects');
+    expect(replaced.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('turns an unexpected exception into 500 INTERNAL_ERROR without a stack trace', async () => {
+    const local = await startHarness();
+    try {
+      // Simulates a failure below the services: the database goes away mid-flight.
+      const admin = (await local.given.organization()).admin;
+      await local.db.destroy();
+      const res = await admin.api.get('/api/v1/projects');
+      expect(res.status).toBe(500);
+      expect(res.body.success).toBe(false);
+      expect(res.body.error.code).toBe('INTERNAL_ERROR');
+      expect(res.body.error.message).toMatch(/^Internal server error \(request id req_/);
+      expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+/);
+    } finally {
+      await local.close();
+    }
+  });
+});
+
+describe('routes under /api/v1 and /v1', () => {
+  it('serves the same routes under /v1', async () => {
+    const { id } = await h.given.project(org.admin, { name: 'Both prefixes' });
+    const res = await org.admin.api.get(`/v1/projects/${id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.project.name).toBe('Both prefixes');
+    expect((await h.client().get('/v1/organization')).status).toBe(401);
+  });
+
+  it('changes state, answers 405 and 404 under /v1 as under /api/v1, naming the path as sent', async () => {
+    const created = await org.admin.api.post('/v1/projects', { name: 'Made under v1' });
+    expect(created.status).toBe(201);
+    const id = created.body.data.project.id;
+    expect((await org.admin.api.get(`/api/v1/projects/${id}`)).body.data.project.name).toBe('Made under v1');
+    const wrongMethod = await org.admin.api.request('PUT', '/v1/projects', {});
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.allow).toBe(
+      (await org.admin.api.request('PUT', '/api/v1/projects', {})).headers.allow,
+    );
+    const missing = await org.admin.api.get('/v1/nope?x=1');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.message).toBe('No route GET /v1/nope');
+    expect((await org.admin.api.get('/v1')).status).toBe(404);
+    expect((await h.client().get('/v1/openapi.json')).body.openapi).toBe('3.1.0');
+  });
+});
+
+describe('health', () => {
+  it('GET /healthz and GET /readyz answer ok', async () => {
+    expect((await h.client().get('/healthz')).body).toEqual({ success: true, data: { status: 'ok' } });
+    expect((await h.client().get('/readyz')).body).toEqual({ success: true, data: { status: 'ready' } });
+  });
+});
+
+describe('route schemas', () => {
+  it('are compiled on first use, and every one of them compiles', async () => {
+    // No other test compiles them all: what is left is what no request of this file has used.
+    const deferred = h.compileSchemas();
+    expect(deferred).toBeGreaterThan(h.routes.length);
+    expect(h.compileSchemas()).toBe(0);
+    expect((await h.client().get('/healthz')).status).toBe(200);
+  });
+
+  it('a schema that cannot compile fails compileAll, and each compiles once', () => {
+    const deferred = createDeferredCompilation();
+    let compiled = 0;
+    const good = deferred.defer(() => ++compiled);
+    deferred.defer(() => {
+      throw new Error('unresolvable $ref');
+    });
+    expect(compiled).toBe(0);
+    expect(good()).toBe(1);
+    expect(good()).toBe(1);
+    expect(() => deferred.compileAll()).toThrow('unresolvable $ref');
+  });
+});
+
+describe('OpenAPI', () => {
+  it('serves an OpenAPI 3.1 document that passes the Redocly linter without errors', async () => {
+    const res = await h.client().get('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    const paths = Object.keys(res.body.paths);
+    expect(paths).toContain('/api/v1/projects/{projectId}/push');
+    expect(paths.some((p) => p.startsWith('/v1/'))).toBe(false);
+    expect(res.body.paths['/api/v1/projects'].get.operationId).toBe('projects.list');
+    const config = await createConfig({
+      extends: ['recommended'],
+      rules: { 'info-license': 'off', 'no-server-example.com': 'off' },
+    });
+    const problems = await lintFromString({
+      source: JSON.stringify(res.body),
+      absoluteRef: 'openapi.json',
+      config,
+    });
+    const errors = problems.filter((p) => p.severity === 'error');
+    expect(errors.map((p) => `${p.ruleId}: ${p.message} @ ${p.location[0]?.pointer}`)).toEqual([]);
+  });
+
+  it.each(['/api/v1/openapi.json', '/docs/json'])(
+    'names the address %s was requested on as the first server, PUBLIC_URL after it',
+    async (url) => {
+      const res = await h.app.inject({ method: 'GET', url, headers: { host: '127.0.0.1:4100' } });
+      expect(res.statusCode).toBe(200);
+      const servers = JSON.parse(res.body).servers as { url: string }[];
+      expect(servers.map((s) => s.url)).toEqual(['http://127.0.0.1:4100', h.config.publicUrl]);
+    },
+  );
+
+  it('serves a reference page at /docs, with the files it loads', async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.body).toContain('swagger');
+    // Streamed by @fastify/static: an in-flight wrapper that made its handler async sent them empty.
+    const css = await h.app.inject({ method: 'GET', url: '/docs/static/swagger-ui.css' });
+    expect(css.statusCode).toBe(200);
+    expect(css.headers['content-type']).toContain('text/css');
+    expect(css.body.length).toBeGreaterThan(10_000);
+  });
+});

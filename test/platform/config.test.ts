@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+
+describe('loadConfig', () => {
+  it('applies the defaults of design.md §2', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      publicUrl: 'http://localhost:3000',
+      database: { kind: 'sqlite', path: expect.stringMatching(/data\/appmeta\.db$/) },
+      redisUrl: null,
+      secretKey: null,
+      appstoreApiUrl: 'https://api.appstoreconnect.apple.com',
+      playApiUrl: 'https://androidpublisher.googleapis.com',
+      googleTokenUrl: 'https://oauth2.googleapis.com/token',
+      logLevel: 'info',
+      corsOrigins: [],
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('derives PUBLIC_URL from PORT and strips a trailing slash', () => {
+    expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ PUBLIC_URL: 'https://appmeta.example.com/' }).publicUrl).toBe(
+      'https://appmeta.example.com',
+    );
+  });
+
+  it('reads CORS_ORIGINS as a list of origins, or * alone', () => {
+    expect(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:5173/' }).corsOrigins).toEqual([
+      'https://a.example',
+      'http://localhost:5173',
+    ]);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
+    for (const bad of ['https://a.example/app', 'a.example', '*, https://a.example', 'ftp://a.example']) {
+      expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS/);
+    }
+  });
+
+  it('reads PostgreSQL and requires APPMETA_SECRET_KEY with it', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db' })).toThrow(/APPMETA_SECRET_KEY is required/);
+    const config = loadConfig({ DATABASE_URL: 'postgres://u@h/db', APPMETA_SECRET_KEY: KEY });
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db', redisUrl: null });
+    expect(config.secretKey?.length).toBe(32);
+  });
+
+  it('reports every bad variable at once, each by name', () => {
+    try {
+      loadConfig({
+        PORT: '70000',
+        DATABASE_URL: 'mysql://x',
+        REDIS_URL: 'http://x',
+        APPMETA_SECRET_KEY: 'short',
+        LOG_LEVEL: 'loud',
+        PLAY_API_URL: 'ftp://x',
+      });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const text = (error as ConfigError).problems.join('\n');
+      for (const name of [
+        'PORT',
+        'DATABASE_URL',
+        'REDIS_URL',
+        'APPMETA_SECRET_KEY',
+        'LOG_LEVEL',
+        'PLAY_API_URL',
+      ]) {
+        expect(text).toContain(name);
+      }
+    }
+  });
+});

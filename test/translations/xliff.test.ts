@@ -6,7 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { joinKeywords, splitKeywords } from '../../src/modules/translations/machine-translation.js';
-import { parseXliff, writeXliff, XliffError, type XliffDocument } from '../../src/modules/translations/xliff.js';
+import {
+  parseXliff,
+  writeXliff,
+  XliffError,
+  type XliffDocument,
+} from '../../src/modules/translations/xliff.js';
 import { startEmulators, type RunningEmulators } from '../support/emulators.js';
 
 const doc = (version: '2.0' | '1.2'): XliffDocument => ({

@@ -12,7 +12,6 @@ import type { Faults } from '../faults.js';
 import { deeplSpec } from '../spec-validator.js';
 import { FORMALITY, SOURCES, TARGETS, pseudoTranslate } from './pseudo-translation.js';
 
-
 export interface DeepLSeed {
   /** Keys DeepL accepts, each with its character limit per billing period. */
   keys?: { key: string; characterLimit?: number }[];

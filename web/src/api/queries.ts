@@ -1,9 +1,9 @@
 /**
- * The dashboard's reads of the organization, one hook per resource, each under its key from
- * keys.ts. Pages call these instead of writing a query: a resource is read the same way, and
+ * The dashboard's reads, one hook per resource, each under its key from keys.ts. Pages call these instead of writing a query: a resource is read the same way, and
  * cached under the same key, wherever it is shown.
  */
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { Store } from '../listing-rules';
 import { api, unwrap } from './client';
 import { keys } from './keys';
 
@@ -30,4 +30,92 @@ export const useAuditLog = (offset: number) =>
     queryKey: keys.audit(offset),
     queryFn: () =>
       unwrap(api.GET('/api/v1/organization/audit-log', { params: { query: { limit: 20, offset } } })),
+  });
+
+// The member's own account.
+
+export const useSessions = () =>
+  useQuery({ queryKey: keys.sessions(), queryFn: () => unwrap(api.GET('/api/dashboard/sessions')) });
+
+export const usePasskeys = () =>
+  useQuery({ queryKey: keys.passkeys(), queryFn: () => unwrap(api.GET('/api/dashboard/passkeys')) });
+
+// Projects and what they hold.
+
+export const useLocales = () =>
+  useQuery({ queryKey: keys.locales(), queryFn: () => unwrap(api.GET('/api/v1/locales')) });
+
+/** A page of projects, the previous page shown while the next loads. */
+export const useProjectsPage = (search: string, offset: number, limit: number) =>
+  useQuery({
+    queryKey: keys.projectsPage(search, offset),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/projects', {
+          params: { query: { limit, offset, ...(search.trim() !== '' && { search: search.trim() }) } },
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+
+export const useProject = (projectId: string) =>
+  useQuery({
+    queryKey: keys.project(projectId),
+    queryFn: () => unwrap(api.GET('/api/v1/projects/{projectId}', { params: { path: { projectId } } })),
+  });
+
+const loadListings = (projectId: string) =>
+  unwrap(api.GET('/api/v1/projects/{projectId}/listings', { params: { path: { projectId } } }));
+
+/** One listing of a project, as the project's listings answer it. */
+export type ProjectListing = Awaited<ReturnType<typeof loadListings>>['listings'][number];
+
+export const useListings = (projectId: string) =>
+  useQuery({ queryKey: keys.listings(projectId), queryFn: () => loadListings(projectId) });
+
+export const useMediaLocale = (projectId: string, store: Store, locale: string) =>
+  useQuery({
+    queryKey: keys.mediaLocale(projectId, store, locale),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/projects/{projectId}/media', {
+          params: { path: { projectId }, query: { store, locale } },
+        }),
+      ),
+  });
+
+export const useReleases = (projectId: string) =>
+  useQuery({
+    queryKey: keys.releases(projectId),
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/projects/{projectId}/releases', { params: { path: { projectId } } })),
+  });
+
+export const useStoreReleaseNotes = (projectId: string, store: Store) =>
+  useQuery({
+    queryKey: keys.storeReleaseNotes(projectId, store),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/projects/{projectId}/release-notes', {
+          params: { path: { projectId }, query: { store } },
+        }),
+      ),
+  });
+
+export const useTranslations = (projectId: string) =>
+  useQuery({
+    queryKey: keys.translations(projectId),
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/projects/{projectId}/translations', { params: { path: { projectId } } })),
+  });
+
+export const useTranslationLocale = (projectId: string, locale: string) =>
+  useQuery({
+    queryKey: keys.translationLocale(projectId, locale),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/projects/{projectId}/translations/{locale}', {
+          params: { path: { projectId, locale } },
+        }),
+      ),
   });

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import { navigate } from '../router';
@@ -6,18 +6,13 @@ import type { Session } from '../session';
 import { BusyButton, ErrorMessage, OneFieldForm, Section, when } from '../ui';
 import { addPasskey, passkeysSupported } from '../webauthn';
 import { keys } from '../api/keys';
+import { usePasskeys, useSessions } from '../api/queries';
 
 export function Account({ session }: { session: Session }) {
   const client = useQueryClient();
   const welcome = new URLSearchParams(location.search).has('welcome');
-  const sessions = useQuery({
-    queryKey: keys.sessions(),
-    queryFn: () => unwrap(api.GET('/api/dashboard/sessions')),
-  });
-  const passkeys = useQuery({
-    queryKey: keys.passkeys(),
-    queryFn: () => unwrap(api.GET('/api/dashboard/passkeys')),
-  });
+  const sessions = useSessions();
+  const passkeys = usePasskeys();
   const [name, setName] = useState('');
   const add = useMutation({
     mutationFn: () => addPasskey(name),

@@ -16,6 +16,7 @@ import { Link, setLeaveGuard } from '../router';
 import { canEdit, type Session } from '../session';
 import { BusyButton, ErrorMessage, when } from '../ui';
 import { keys } from '../api/keys';
+import { useLocales } from '../api/queries';
 
 type Values = Record<string, string>;
 type FieldView = { value: string | null; base: string | null; state: string; storeValue?: string | null };
@@ -57,7 +58,7 @@ export function ListingEditor({
 }) {
   const client = useQueryClient();
   const editable = canEdit(session);
-  const locales = useQuery({ queryKey: keys.locales(), queryFn: () => unwrap(api.GET('/api/v1/locales')) });
+  const locales = useLocales();
   const validIn = (store: Store) => locales.data?.stores[store].some((l) => l.code === locale) ?? false;
   const appstore = useListing(projectId, 'appstore', locale, validIn('appstore'));
   const playstore = useListing(projectId, 'playstore', locale, validIn('playstore'));

@@ -11,6 +11,7 @@ import { Link } from '../router';
 import { canEdit, type Session } from '../session';
 import { BusyButton, ErrorMessage } from '../ui';
 import { keys } from '../api/keys';
+import { useMediaLocale } from '../api/queries';
 
 type SlotTypes = Awaited<ReturnType<typeof loadSlotTypes>>;
 type SlotRule = SlotTypes[number];
@@ -87,15 +88,7 @@ export function MediaEditor({
   const current = slotType ?? rules[0]?.slotType ?? null;
   const rule = rules.find((r) => r.slotType === current);
 
-  const media = useQuery({
-    queryKey: keys.mediaLocale(projectId, store, locale),
-    queryFn: () =>
-      unwrap(
-        api.GET('/api/v1/projects/{projectId}/media', {
-          params: { path: { projectId }, query: { store, locale } },
-        }),
-      ),
-  });
+  const media = useMediaLocale(projectId, store, locale);
   const slot = media.data?.slots.find((s) => s.slotType === current);
   const items = slot?.items ?? [];
   const filled = new Set(media.data?.slots.filter((s) => s.items.length > 0).map((s) => s.slotType));

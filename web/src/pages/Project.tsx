@@ -1,17 +1,15 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, synchronous, unwrap } from '../api/client';
 import { checkFieldValue, STORE_NAMES, STORES, type Store } from '../listing-rules';
 import { Link, navigate } from '../router';
 import { canEdit, type Session } from '../session';
 import { BusyButton, ErrorMessage, Section, when } from '../ui';
-import { keys } from '../api/keys';
 import { Import } from './project/Import';
 import { Failures, PendingChanges } from './project/PendingChanges';
+import { useListings, useLocales, useProject, type ProjectListing } from '../api/queries';
 
-type Listing = Awaited<ReturnType<typeof loadListings>>['listings'][number];
-const loadListings = (projectId: string) =>
-  unwrap(api.GET('/api/v1/projects/{projectId}/listings', { params: { path: { projectId } } }));
+type Listing = ProjectListing;
 
 /** A cell of the locale × store matrix: the listing's state, or invalid when a value breaks a rule. */
 function cellState(listing: Listing | undefined): string {
@@ -25,11 +23,8 @@ function cellState(listing: Listing | undefined): string {
 export function Project({ session, projectId }: { session: Session; projectId: string }) {
   const client = useQueryClient();
   const path = { params: { path: { projectId } } };
-  const project = useQuery({
-    queryKey: keys.project(projectId),
-    queryFn: () => unwrap(api.GET('/api/v1/projects/{projectId}', path)),
-  });
-  const listings = useQuery({ queryKey: keys.listings(projectId), queryFn: () => loadListings(projectId) });
+  const project = useProject(projectId);
+  const listings = useListings(projectId);
   const refresh = () => client.invalidateQueries({ predicate: (q) => q.queryKey.includes(projectId) });
   const sync = useMutation({
     mutationFn: async () =>
@@ -171,7 +166,7 @@ export function Project({ session, projectId }: { session: Session; projectId: s
 
 function AddLocale({ projectId, existing }: { projectId: string; existing: string[] }) {
   const [code, setCode] = useState('');
-  const locales = useQuery({ queryKey: keys.locales(), queryFn: () => unwrap(api.GET('/api/v1/locales')) });
+  const locales = useLocales();
   const all = locales.data
     ? [
         ...new Map(

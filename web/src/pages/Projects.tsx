@@ -1,10 +1,11 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, unwrap } from '../api/client';
 import { Link, navigate } from '../router';
 import { canEdit, type Session } from '../session';
 import { BusyButton, ErrorMessage, when } from '../ui';
 import { keys } from '../api/keys';
+import { useProjectsPage } from '../api/queries';
 
 const PAGE = 20;
 
@@ -12,16 +13,7 @@ export function Projects({ session }: { session: Session }) {
   const [search, setSearch] = useState('');
   const [offset, setOffset] = useState(0);
   const [creating, setCreating] = useState(false);
-  const projects = useQuery({
-    queryKey: keys.projectsPage(search, offset),
-    queryFn: () =>
-      unwrap(
-        api.GET('/api/v1/projects', {
-          params: { query: { limit: PAGE, offset, ...(search.trim() !== '' && { search: search.trim() }) } },
-        }),
-      ),
-    placeholderData: keepPreviousData,
-  });
+  const projects = useProjectsPage(search, offset, PAGE);
   const total = projects.data?.total ?? 0;
   return (
     <>

@@ -4,13 +4,14 @@
  * notes per language — each with a live counter against the store's limit (4,000 / 500). Notes
  * are saved as working copies; they show in the pending changes and go out with the push.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import { Link } from '../router';
 import { canEdit, type Session } from '../session';
 import { BusyButton, ErrorMessage, Section } from '../ui';
 import { keys } from '../api/keys';
+import { useListings, useReleases, useStoreReleaseNotes } from '../api/queries';
 
 const APP_STORE_MAX = 4000;
 const PLAY_MAX = 500;
@@ -75,34 +76,10 @@ function NoteEditor({
 export function Releases({ session, projectId }: { session: Session; projectId: string }) {
   const queryClient = useQueryClient();
   const editable = canEdit(session);
-  const releases = useQuery({
-    queryKey: keys.releases(projectId),
-    queryFn: () =>
-      unwrap(api.GET('/api/v1/projects/{projectId}/releases', { params: { path: { projectId } } })),
-  });
-  const appNotes = useQuery({
-    queryKey: keys.storeReleaseNotes(projectId, 'appstore'),
-    queryFn: () =>
-      unwrap(
-        api.GET('/api/v1/projects/{projectId}/release-notes', {
-          params: { path: { projectId }, query: { store: 'appstore' } },
-        }),
-      ),
-  });
-  const playNotes = useQuery({
-    queryKey: keys.storeReleaseNotes(projectId, 'playstore'),
-    queryFn: () =>
-      unwrap(
-        api.GET('/api/v1/projects/{projectId}/release-notes', {
-          params: { path: { projectId }, query: { store: 'playstore' } },
-        }),
-      ),
-  });
-  const listings = useQuery({
-    queryKey: keys.listings(projectId),
-    queryFn: () =>
-      unwrap(api.GET('/api/v1/projects/{projectId}/listings', { params: { path: { projectId } } })),
-  });
+  const releases = useReleases(projectId);
+  const appNotes = useStoreReleaseNotes(projectId, 'appstore');
+  const playNotes = useStoreReleaseNotes(projectId, 'playstore');
+  const listings = useListings(projectId);
   const refresh = () => queryClient.invalidateQueries({ queryKey: keys.releaseNotes(projectId) });
   const [versionString, setVersionString] = useState('');
   const create = useMutation({

@@ -5,7 +5,7 @@
  * was translated — with live counters against the store's limits, machine drafts to accept, and
  * XLIFF out to translators and back.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { api, ApiError, unwrap } from '../api/client';
 import { codePoints, STORE_FIELDS, STORE_NAMES, type Store } from '../listing-rules';
@@ -13,6 +13,7 @@ import { Link } from '../router';
 import { canEdit, type Session } from '../session';
 import { BusyButton, ErrorMessage, Section } from '../ui';
 import { keys } from '../api/keys';
+import { useTranslationLocale, useTranslations } from '../api/queries';
 
 const STATES = ['missing', 'outdated', 'draft', 'current'] as const;
 
@@ -42,11 +43,7 @@ function wordDiff(before: string, after: string): ReactNode[] {
 }
 
 export function TranslationsOverview({ session, projectId }: { session: Session; projectId: string }) {
-  const status = useQuery({
-    queryKey: keys.translations(projectId),
-    queryFn: () =>
-      unwrap(api.GET('/api/v1/projects/{projectId}/translations', { params: { path: { projectId } } })),
-  });
+  const status = useTranslations(projectId);
   const rows = new Map<string, Record<string, number>>();
   for (const item of status.data?.items ?? []) {
     const key = `${item.locale}\u0000${item.store}`;
@@ -251,15 +248,7 @@ export function TranslationLocale({
 }) {
   const queryClient = useQueryClient();
   const editable = canEdit(session);
-  const detail = useQuery({
-    queryKey: keys.translationLocale(projectId, locale),
-    queryFn: () =>
-      unwrap(
-        api.GET('/api/v1/projects/{projectId}/translations/{locale}', {
-          params: { path: { projectId, locale } },
-        }),
-      ),
-  });
+  const detail = useTranslationLocale(projectId, locale);
   const refresh = () => queryClient.invalidateQueries({ queryKey: keys.translations(projectId) });
   const machine = useMutation({
     mutationFn: () =>

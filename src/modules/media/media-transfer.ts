@@ -13,7 +13,7 @@ import { newId } from '../../shared/ids.js';
 import { isStoreLocale, STORE_LABEL, unknownLocaleMessage, type Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import type { OrganizationsRepository } from '../organizations/index.js';
-import { isLinked, STORE_IDENTIFIER, type ProjectsService } from '../projects/index.js';
+import { isLinked, STORE_IDENTIFIER, type Project, type ProjectsService } from '../projects/index.js';
 import { fastlanePath, placeOf, shadowedByFramed, type MediaFile } from './fastlane-media.js';
 import { createIngest, fileKey, type Ingested } from './media-ingest.js';
 import { createSlotWriter, parseList, toSlots } from './media-slots.js';
@@ -41,6 +41,85 @@ export interface MediaImportResult {
 /** A tree holds at most this many media files (40 locales × every slot of both stores, and more). */
 const MAX_FILES = 3_000;
 
+type TreeFile = { file: MediaFile; ingested: Ingested };
+
+/** The files of a slot, to be imported together. */
+interface SlotGroup {
+  store: Store;
+  locale: string;
+  slotType: string;
+  entries: TreeFile[];
+}
+
+/** Groups the tree's files by slot: App Store screenshots go where their pixel size says. */
+function groupBySlot(kept: TreeFile[], details: ErrorDetail[]): Map<string, SlotGroup> {
+  const bySlot = new Map<string, SlotGroup>();
+  for (const entry of kept) {
+    const { file, ingested } = entry;
+    const { facts } = ingested.inspection;
+    const slotType =
+      file.slotType ??
+      (facts.width && facts.height ? displayTypeForSize(facts.width, facts.height, file.path) : undefined);
+    if (slotType === undefined) {
+      details.push({
+        field: file.path,
+        message: `${facts.width}×${facts.height} is not the size of any App Store display type`,
+      });
+      continue;
+    }
+    const key = `${file.store}/${file.locale}/${slotType}`;
+    const group = bySlot.get(key) ?? { store: file.store, locale: file.locale, slotType, entries: [] };
+    group.entries.push(entry);
+    bySlot.set(key, group);
+  }
+  return bySlot;
+}
+
+/** Checks every group against the project, the store's locales and the slot's rules. */
+function checkGroups(project: Project, bySlot: Map<string, SlotGroup>, details: ErrorDetail[]): void {
+  for (const group of bySlot.values()) {
+    group.entries.sort((a, b) =>
+      a.file.sortKey < b.file.sortKey ? -1 : a.file.sortKey > b.file.sortKey ? 1 : 0,
+    );
+    const rule = slotRule(group.store, group.slotType)!;
+    const where = group.entries[0]!.file.path;
+    if (!isLinked(project, group.store)) {
+      details.push({
+        field: where,
+        message: `the project has no ${STORE_IDENTIFIER[group.store]}: link it to ${STORE_LABEL[group.store]} first`,
+      });
+      continue;
+    }
+    if (!isStoreLocale(group.store, group.locale)) {
+      details.push({ field: where, message: unknownLocaleMessage(group.store, group.locale) });
+      continue;
+    }
+    // supply takes the last of several icon.png / icon.jpg files.
+    if (rule.maxItems === 1 && group.entries.length > 1) group.entries = group.entries.slice(-1);
+    if (group.entries.length > rule.maxItems) {
+      details.push({
+        field: where,
+        message: `${rule.label} hold at most ${rule.maxItems} files; ${group.store}/${group.locale} has ${group.entries.length}`,
+        limit: rule.maxItems,
+        length: group.entries.length,
+      });
+    }
+    const firstPath = new Map<string, string>();
+    for (const { file, ingested } of group.entries) {
+      for (const b of checkFile(rule, ingested.inspection.facts).breaks) {
+        details.push({ field: file.path, message: b.message });
+      }
+      const first = firstPath.get(ingested.spooled.sha256);
+      if (first !== undefined) {
+        details.push({
+          field: file.path,
+          message: `is the same file as ${first}; a slot holds each file once`,
+        });
+      } else firstPath.set(ingested.spooled.sha256, file.path);
+    }
+  }
+}
+
 export function createMediaTransfer(deps: {
   db: Executor;
   clock: Clock;
@@ -51,6 +130,59 @@ export function createMediaTransfer(deps: {
   const { db, clock, blobs, projects } = deps;
   const ingest = createIngest({ db, clock, blobs });
   const slots = createSlotWriter(deps);
+
+  /** Writes every changed slot in one transaction; what was stored goes again if the room ran out. */
+  async function writeGroups(
+    ctx: RequestContext,
+    projectId: string,
+    bySlot: Map<string, SlotGroup>,
+    stored: { sha256: string; touchedAt: string }[],
+  ): Promise<MediaImportResult['imported']> {
+    const at = clock.now().toISOString();
+    return slots
+      .writeProject(projectId, async (trx) => {
+        const written: MediaImportResult['imported'] = [];
+        for (const group of bySlot.values()) {
+          await slots.holdAll(
+            trx,
+            ctx,
+            group.entries.map((e) => e.ingested.spooled),
+          );
+          const items = group.entries.map(({ file, ingested }) => ({
+            id: newId('med'),
+            organization_id: ctx.organizationId,
+            project_id: projectId,
+            store: group.store,
+            locale: group.locale,
+            slot_type: group.slotType,
+            sha256: ingested.spooled.sha256,
+            file_name: file.path.split('/').pop()!,
+            created_at: at,
+          }));
+          // Unchanged files in the same order keep their items: re-importing changes nothing.
+          const current = await slots.readSlot(trx, projectId, group.store, group.locale, group.slotType);
+          const currentItems = await repo.itemsWithBlobs(trx, parseList(current?.items ?? null));
+          const currentShas = parseList(current?.items ?? null).map((id) => currentItems.get(id)?.sha256);
+          if (JSON.stringify(currentShas) === JSON.stringify(items.map((i) => i.sha256))) continue;
+          await repo.insertItems(trx, items);
+          await slots.writeSlot(trx, ctx, projectId, group, 'import', () => items.map((i) => i.id));
+          written.push({
+            store: group.store,
+            locale: group.locale,
+            slotType: group.slotType,
+            items: items.length,
+          });
+        }
+        return written;
+      })
+      .catch(async (error: unknown) => {
+        // Other uploads took the room meanwhile: what was stored for this import goes at once.
+        if (error instanceof AppError && error.code === 'USAGE_LIMIT_EXCEEDED') {
+          for (const file of stored) await ingest.removeUnused(file.sha256, file.touchedAt);
+        }
+        throw error;
+      });
+  }
 
   return {
     /** Every item of the project's working copies, where fastlane keeps it. */
@@ -107,71 +239,8 @@ export function createMediaTransfer(deps: {
 
         // Slot by slot: App Store screenshots go where their pixel size says.
         const details: ErrorDetail[] = [];
-        const bySlot = new Map<
-          string,
-          { store: Store; locale: string; slotType: string; entries: typeof kept }
-        >();
-        for (const entry of kept) {
-          const { file, ingested } = entry;
-          const { facts } = ingested.inspection;
-          const slotType =
-            file.slotType ??
-            (facts.width && facts.height
-              ? displayTypeForSize(facts.width, facts.height, file.path)
-              : undefined);
-          if (slotType === undefined) {
-            details.push({
-              field: file.path,
-              message: `${facts.width}×${facts.height} is not the size of any App Store display type`,
-            });
-            continue;
-          }
-          const key = `${file.store}/${file.locale}/${slotType}`;
-          const group = bySlot.get(key) ?? { store: file.store, locale: file.locale, slotType, entries: [] };
-          group.entries.push(entry);
-          bySlot.set(key, group);
-        }
-        for (const group of bySlot.values()) {
-          group.entries.sort((a, b) =>
-            a.file.sortKey < b.file.sortKey ? -1 : a.file.sortKey > b.file.sortKey ? 1 : 0,
-          );
-          const rule = slotRule(group.store, group.slotType)!;
-          const where = group.entries[0]!.file.path;
-          if (!isLinked(project, group.store)) {
-            details.push({
-              field: where,
-              message: `the project has no ${STORE_IDENTIFIER[group.store]}: link it to ${STORE_LABEL[group.store]} first`,
-            });
-            continue;
-          }
-          if (!isStoreLocale(group.store, group.locale)) {
-            details.push({ field: where, message: unknownLocaleMessage(group.store, group.locale) });
-            continue;
-          }
-          // supply takes the last of several icon.png / icon.jpg files.
-          if (rule.maxItems === 1 && group.entries.length > 1) group.entries = group.entries.slice(-1);
-          if (group.entries.length > rule.maxItems) {
-            details.push({
-              field: where,
-              message: `${rule.label} hold at most ${rule.maxItems} files; ${group.store}/${group.locale} has ${group.entries.length}`,
-              limit: rule.maxItems,
-              length: group.entries.length,
-            });
-          }
-          const firstPath = new Map<string, string>();
-          for (const { file, ingested } of group.entries) {
-            for (const b of checkFile(rule, ingested.inspection.facts).breaks) {
-              details.push({ field: file.path, message: b.message });
-            }
-            const first = firstPath.get(ingested.spooled.sha256);
-            if (first !== undefined) {
-              details.push({
-                field: file.path,
-                message: `is the same file as ${first}; a slot holds each file once`,
-              });
-            } else firstPath.set(ingested.spooled.sha256, file.path);
-          }
-        }
+        const bySlot = groupBySlot(kept, details);
+        checkGroups(project, bySlot, details);
         if (details.length > 0) {
           throw invalid(
             `The fastlane tree has ${details.length} problem(s): ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}`,
@@ -192,50 +261,7 @@ export function createMediaTransfer(deps: {
             });
           }
         }
-        const at = clock.now().toISOString();
-        const imported = await slots
-          .writeProject(projectId, async (trx) => {
-            const written: MediaImportResult['imported'] = [];
-            for (const group of bySlot.values()) {
-              await slots.holdAll(
-                trx,
-                ctx,
-                group.entries.map((e) => e.ingested.spooled),
-              );
-              const items = group.entries.map(({ file, ingested }) => ({
-                id: newId('med'),
-                organization_id: ctx.organizationId,
-                project_id: projectId,
-                store: group.store,
-                locale: group.locale,
-                slot_type: group.slotType,
-                sha256: ingested.spooled.sha256,
-                file_name: file.path.split('/').pop()!,
-                created_at: at,
-              }));
-              // Unchanged files in the same order keep their items: re-importing changes nothing.
-              const current = await slots.readSlot(trx, projectId, group.store, group.locale, group.slotType);
-              const currentItems = await repo.itemsWithBlobs(trx, parseList(current?.items ?? null));
-              const currentShas = parseList(current?.items ?? null).map((id) => currentItems.get(id)?.sha256);
-              if (JSON.stringify(currentShas) === JSON.stringify(items.map((i) => i.sha256))) continue;
-              await repo.insertItems(trx, items);
-              await slots.writeSlot(trx, ctx, projectId, group, 'import', () => items.map((i) => i.id));
-              written.push({
-                store: group.store,
-                locale: group.locale,
-                slotType: group.slotType,
-                items: items.length,
-              });
-            }
-            return written;
-          })
-          .catch(async (error: unknown) => {
-            // Other uploads took the room meanwhile: what was stored for this import goes at once.
-            if (error instanceof AppError && error.code === 'USAGE_LIMIT_EXCEEDED') {
-              for (const file of stored) await ingest.removeUnused(file.sha256, file.touchedAt);
-            }
-            throw error;
-          });
+        const imported = await writeGroups(ctx, projectId, bySlot, stored);
         return { imported, skipped };
       } finally {
         for (const { ingested } of files) await ingest.discard(ingested);

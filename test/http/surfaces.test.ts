@@ -4,14 +4,11 @@
  * code between files must leave them byte for byte as they were. After an intended change, update
  * the files with `npx vitest run test/surfaces.test.ts -u` and review the diff.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Command } from 'commander';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli } from '../../src/cli/main.js';
-import { createMcpServer } from '../../src/mcp/server.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { withAdminMcp } from '../support/mcp-in-memory.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -33,29 +30,12 @@ describe('the surfaces stay as they are', () => {
   });
 
   it('lists the same MCP tools and resources', async () => {
-    const org = await h.given.organization();
-    const ctx = {
-      organizationId: org.id,
-      principal: { memberId: org.admin.id, role: 'admin' as const, keyId: 'key' },
-      requestId: 'test',
-      log: pino({ level: 'silent' }),
-    };
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const server = createMcpServer(h.services, ctx);
-    await server.connect(serverSide);
-    const client = new Client({ name: 'surfaces', version: '1.0.0' });
-    try {
-      await client.connect(clientSide);
-      const listed = {
-        // MCP gives the order of tools/list no meaning: compared by name.
-        tools: (await client.listTools()).tools.sort((a, b) => (a.name < b.name ? -1 : 1)),
-        resourceTemplates: (await client.listResourceTemplates()).resourceTemplates,
-      };
-      await expect(`${JSON.stringify(listed, null, 2)}\n`).toMatchFileSnapshot('./__surfaces__/mcp.json');
-    } finally {
-      await client.close();
-      await server.close();
-    }
+    const listed = await withAdminMcp(h, async (client) => ({
+      // MCP gives the order of tools/list no meaning: compared by name.
+      tools: (await client.listTools()).tools.sort((a, b) => (a.name < b.name ? -1 : 1)),
+      resourceTemplates: (await client.listResourceTemplates()).resourceTemplates,
+    }));
+    await expect(`${JSON.stringify(listed, null, 2)}\n`).toMatchFileSnapshot('./__surfaces__/mcp.json');
   });
 
   it('prints the same help for every command', async () => {

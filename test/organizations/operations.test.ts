@@ -3,15 +3,13 @@
  * role table (src/modules/access/operations.ts), and every operation of the table is used by at
  * least one of them. A new route, tool or command without an entry fails here.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Command } from 'commander';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, COMMAND_OPERATIONS } from '../../src/cli/main.js';
-import { createMcpServer, RESOURCE_OPERATIONS, TOOL_OPERATIONS } from '../../src/mcp/server.js';
+import { RESOURCE_OPERATIONS, TOOL_OPERATIONS } from '../../src/mcp/server.js';
 import { isOperation, OPERATIONS } from '../../src/modules/access/index.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { withAdminMcp } from '../support/mcp-in-memory.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -27,26 +25,8 @@ const routeOperations = () =>
     .filter((route) => route.method !== 'HEAD' && !INFRASTRUCTURE.some((p) => p.test(route.url)))
     .map((route) => ({ route: `${route.method} ${route.url}`, operationId: route.operationId }));
 
-async function registeredTools(): Promise<string[]> {
-  const org = await h.given.organization();
-  const ctx = {
-    organizationId: org.id,
-    principal: { memberId: org.admin.id, role: 'admin' as const, keyId: 'key' },
-    requestId: 'test',
-    log: pino({ level: 'silent' }),
-  };
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const server = createMcpServer(h.services, ctx);
-  await server.connect(serverSide);
-  const client = new Client({ name: 'operations-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  try {
-    return (await client.listTools()).tools.map((tool) => tool.name).sort();
-  } finally {
-    await client.close();
-    await server.close();
-  }
-}
+const registeredTools = () =>
+  withAdminMcp(h, async (client) => (await client.listTools()).tools.map((tool) => tool.name).sort());
 
 /** The leaf commands of the CLI, by their path ("org create"). */
 function leafCommands(command: Command, prefix: string[] = []): string[] {

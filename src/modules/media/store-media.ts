@@ -25,6 +25,7 @@ import type { MediaChange } from './media.js';
 import { createIngest, fileKey, type Ingested } from './media-ingest.js';
 import { mediaRepository as repo, type ItemRow, type SlotRow } from './media.repository.js';
 import { createSlotWriter, parseList } from './media-slots.js';
+import { mergeSlot } from './slot-merge.js';
 import { slotRule } from './slots.js';
 
 /** Downloads of one sync at once. */
@@ -157,6 +158,31 @@ export function createStoreMedia(deps: {
       const newItems: ItemRow[] = [];
       const history = [];
 
+      /** The items of a slot that follows the store: kept where the file is, new ones for the rest. */
+      const itemsOf = (
+        incoming: string[],
+        files: { fileName: string | null }[],
+        workingIds: string[],
+        slot: { locale: string; slotType: string },
+      ) =>
+        incoming.map((sha, index) => {
+          const reuse = workingIds.find((id) => items.get(id)!.sha256 === sha);
+          if (reuse !== undefined) return reuse;
+          const item: ItemRow = {
+            id: newId('med'),
+            organization_id: ctx.organizationId,
+            project_id: projectId,
+            store,
+            locale: slot.locale,
+            slot_type: slot.slotType,
+            sha256: sha,
+            file_name: files[index]!.fileName ?? '',
+            created_at: at,
+          };
+          newItems.push(item);
+          return item.id;
+        });
+
       // Every slot the store has, and every local slot of a locale the store has (empty there).
       const keys = new Set(rows.keys());
       for (const [locale, slotsOf] of media)
@@ -174,41 +200,24 @@ export function createStoreMedia(deps: {
         const row = rows.get(key);
         const workingIds = parseList(row?.items ?? null);
         const working = workingIds.map((id) => items.get(id)!.sha256);
-        const base = row?.base === null || row === undefined ? null : parseList(row.base);
-        const edited = row !== undefined && (!same(working, base ?? []) || row.conflict !== null);
-
-        let next: { items: string[]; base: string[] | null; conflict: string[] | null } | null = null;
-        if (!edited) {
-          if (!same(working, incoming)) {
-            const ids = incoming.map((sha, index) => {
-              const reuse = workingIds.find((id) => items.get(id)!.sha256 === sha);
-              if (reuse !== undefined) return reuse;
-              const item: ItemRow = {
-                id: newId('med'),
-                organization_id: ctx.organizationId,
-                project_id: projectId,
-                store,
-                locale,
-                slot_type: slotType,
-                sha256: sha,
-                file_name: files[index]!.fileName ?? '',
-                created_at: at,
-              };
-              newItems.push(item);
-              return item.id;
-            });
-            next = { items: ids, base: incoming, conflict: null };
-            result.changedSlots += 1;
-          } else if (base === null || !same(base, incoming)) {
-            next = { items: workingIds, base: incoming, conflict: null };
-          }
-        } else if (same(incoming, working)) {
-          next = { items: workingIds, base: incoming, conflict: null };
-        } else if (base !== null && same(incoming, base)) {
-          // The store is where it was: the local edit stays pending (a conflict it undid is none).
-          if (row.conflict !== null) next = { items: workingIds, base, conflict: null };
-        } else {
-          next = { items: workingIds, base, conflict: incoming };
+        const decision = mergeSlot(
+          row === undefined
+            ? undefined
+            : {
+                working,
+                base: row.base === null ? null : parseList(row.base),
+                inConflict: row.conflict !== null,
+              },
+          incoming,
+        );
+        if (decision === null) continue;
+        const next = {
+          items: decision.follow ? itemsOf(incoming, files, workingIds, { locale, slotType }) : workingIds,
+          base: decision.base,
+          conflict: decision.conflict,
+        };
+        if (decision.follow) result.changedSlots += 1;
+        if (decision.conflict !== null) {
           result.conflicts.push({
             store,
             locale,
@@ -219,7 +228,6 @@ export function createStoreMedia(deps: {
             storeMedia: incoming,
           });
         }
-        if (next === null) continue;
         for (const sha of incoming) {
           if (!held.has(sha)) {
             held.add(sha);

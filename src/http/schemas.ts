@@ -34,6 +34,17 @@ const ErrorRef = Type.Ref(ErrorResponse);
 /** The success envelope around a route's data. */
 export const Ok = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), data });
 
+/** A page of entries (a history, the audit log), newest first, with the page it is. */
+export const EntriesPage = <T extends TSchema>(entry: T) =>
+  Ok(
+    Type.Object({
+      entries: Type.Array(entry),
+      total: Type.Integer(),
+      limit: Type.Integer(),
+      offset: Type.Integer(),
+    }),
+  );
+
 /** Error responses every authenticated route can give; routes add their own success codes. */
 export const ERRORS = { '4xx': ErrorRef, '5xx': ErrorRef } as const;
 

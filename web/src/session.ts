@@ -26,3 +26,10 @@ export function useSignedIn(keep?: readonly unknown[]) {
 export const canEdit = (session: Session | undefined) =>
   session?.role === 'admin' || session?.role === 'member';
 export const isAdmin = (session: Session | undefined) => session?.role === 'admin';
+
+/** What a page about one locale of a project is given (the listing editor, a translation locale). */
+export interface LocalePageProps {
+  session: Session;
+  projectId: string;
+  locale: string;
+}

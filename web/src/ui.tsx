@@ -92,3 +92,21 @@ export function OneFieldForm({
     </form>
   );
 }
+
+/** A table's header row: its columns, and a last column of row actions named for screen readers. */
+export function HeaderRow({ columns, actions }: { columns: string[]; actions: boolean }) {
+  return (
+    <tr>
+      {columns.map((column) => (
+        <th scope="col" key={column}>
+          {column}
+        </th>
+      ))}
+      {actions && (
+        <th scope="col">
+          <span className="visually-hidden">Actions</span>
+        </th>
+      )}
+    </tr>
+  );
+}

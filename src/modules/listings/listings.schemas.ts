@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
+import { EntriesPage, Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
 import { MediaChangesSchema } from '../media/index.js';
 import { APPSTORE_FIELDS, PLAYSTORE_FIELDS, type FieldRule } from '../../shared/listing-fields.js';
 
@@ -103,27 +103,18 @@ export const DiffResponse = Ok(
   }),
 );
 
-export const HistoryResponse = Ok(
+export const HistoryResponse = EntriesPage(
   Type.Object({
-    entries: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        field: Type.String(),
-        old: Nullable(Type.String()),
-        new: Nullable(Type.String()),
-        source: StringEnum(['edit', 'revert', 'copy', 'import', 'translation', 'sync', 'push']),
-        actor: Type.Object({
-          memberId: Nullable(Type.String()),
-          operator: Nullable(
-            Type.String({ description: 'The operator when no member acted, e.g. cli:alice' }),
-          ),
-        }),
-        createdAt: Timestamp,
-      }),
-    ),
-    total: Type.Integer(),
-    limit: Type.Integer(),
-    offset: Type.Integer(),
+    id: Type.String(),
+    field: Type.String(),
+    old: Nullable(Type.String()),
+    new: Nullable(Type.String()),
+    source: StringEnum(['edit', 'revert', 'copy', 'import', 'translation', 'sync', 'push']),
+    actor: Type.Object({
+      memberId: Nullable(Type.String()),
+      operator: Nullable(Type.String({ description: 'The operator when no member acted, e.g. cli:alice' })),
+    }),
+    createdAt: Timestamp,
   }),
 );
 

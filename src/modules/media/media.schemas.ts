@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
+import { EntriesPage, Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const StoreParam = StringEnum(['appstore', 'playstore']);
 
@@ -112,21 +112,14 @@ export const CopyResponse = Ok(
   }),
 );
 
-export const MediaHistoryResponse = Ok(
+export const MediaHistoryResponse = EntriesPage(
   Type.Object({
-    entries: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        old: Type.Array(Type.String(), { description: 'SHA-256 of the files before, in order' }),
-        new: Type.Array(Type.String()),
-        source: Type.String(),
-        actor: Type.Object({ memberId: Nullable(Type.String()), operator: Nullable(Type.String()) }),
-        createdAt: Timestamp,
-      }),
-    ),
-    total: Type.Integer(),
-    limit: Type.Integer(),
-    offset: Type.Integer(),
+    id: Type.String(),
+    old: Type.Array(Type.String(), { description: 'SHA-256 of the files before, in order' }),
+    new: Type.Array(Type.String()),
+    source: Type.String(),
+    actor: Type.Object({ memberId: Nullable(Type.String()), operator: Nullable(Type.String()) }),
+    createdAt: Timestamp,
   }),
 );
 

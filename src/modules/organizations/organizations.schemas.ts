@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Ok, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { EntriesPage, Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
 import { NAME_MAX } from './organization.js';
 import { PLAN_NAMES } from './plans.js';
 
@@ -63,26 +63,17 @@ export const UpdateOrganizationResponse = Ok(
   Type.Object({ id: Type.String(), name: Type.String(), settings: Settings }),
 );
 
-export const AuditLogResponse = Ok(
+export const AuditLogResponse = EntriesPage(
   Type.Object({
-    entries: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        actor: Type.Object({
-          memberId: Nullable(Type.String()),
-          keyId: Nullable(Type.String()),
-          operator: Nullable(
-            Type.String({ description: 'The operator when no member acted, e.g. cli:alice' }),
-          ),
-        }),
-        action: Type.String({ description: 'The operation id, e.g. members.updateRole' }),
-        target: Type.Object({ type: Type.String(), id: Type.String() }),
-        details: Nullable(Type.Record(Type.String(), Type.Unknown())),
-        createdAt: Timestamp,
-      }),
-    ),
-    total: Type.Integer(),
-    limit: Type.Integer(),
-    offset: Type.Integer(),
+    id: Type.String(),
+    actor: Type.Object({
+      memberId: Nullable(Type.String()),
+      keyId: Nullable(Type.String()),
+      operator: Nullable(Type.String({ description: 'The operator when no member acted, e.g. cli:alice' })),
+    }),
+    action: Type.String({ description: 'The operation id, e.g. members.updateRole' }),
+    target: Type.Object({ type: Type.String(), id: Type.String() }),
+    details: Nullable(Type.Record(Type.String(), Type.Unknown())),
+    createdAt: Timestamp,
   }),
 );

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import { navigate } from '../router';
 import type { Session } from '../session';
-import { BusyButton, ErrorMessage, OneFieldForm, Section, when } from '../ui';
+import { BusyButton, ErrorMessage, OneFieldForm, Section, when, HeaderRow } from '../ui';
 import { addPasskey, passkeysSupported } from '../webauthn';
 import { keys } from '../api/keys';
 import { usePasskeys, useSessions } from '../api/queries';
@@ -84,15 +84,7 @@ export function Account({ session }: { session: Session }) {
         <ErrorMessage error={sessions.error} />
         <table>
           <thead>
-            <tr>
-              <th scope="col">Device</th>
-              <th scope="col">Signed in</th>
-              <th scope="col">Last seen</th>
-              <th scope="col">How</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
+            <HeaderRow columns={['Device', 'Signed in', 'Last seen', 'How']} actions />
           </thead>
           <tbody>
             {sessions.data?.sessions.map((s) => (

@@ -13,7 +13,7 @@ import {
   type Store,
 } from '../listing-rules';
 import { Link, setLeaveGuard } from '../router';
-import { canEdit, type Session } from '../session';
+import { canEdit, type LocalePageProps } from '../session';
 import { BusyButton, ErrorMessage, when } from '../ui';
 import { keys } from '../api/keys';
 import { useLocales } from '../api/queries';
@@ -47,15 +47,7 @@ function useListing(projectId: string, store: Store, locale: string, valid: bool
 const valuesOf = (store: Store, fields: Record<string, FieldView> | undefined): Values =>
   Object.fromEntries(Object.keys(STORE_FIELDS[store]).map((f) => [f, fields?.[f]?.value ?? '']));
 
-export function ListingEditor({
-  session,
-  projectId,
-  locale,
-}: {
-  session: Session;
-  projectId: string;
-  locale: string;
-}) {
+export function ListingEditor({ session, projectId, locale }: LocalePageProps) {
   const client = useQueryClient();
   const editable = canEdit(session);
   const locales = useLocales();

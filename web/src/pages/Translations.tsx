@@ -10,7 +10,7 @@ import { useState, type ReactNode } from 'react';
 import { api, ApiError, unwrap } from '../api/client';
 import { codePoints, STORE_FIELDS, STORE_NAMES, type Store } from '../listing-rules';
 import { Link } from '../router';
-import { canEdit, type Session } from '../session';
+import { canEdit, type Session, type LocalePageProps } from '../session';
 import { BusyButton, ErrorMessage, Section } from '../ui';
 import { keys } from '../api/keys';
 import { useTranslationLocale, useTranslations } from '../api/queries';
@@ -237,15 +237,7 @@ function FieldRow({
   );
 }
 
-export function TranslationLocale({
-  session,
-  projectId,
-  locale,
-}: {
-  session: Session;
-  projectId: string;
-  locale: string;
-}) {
+export function TranslationLocale({ session, projectId, locale }: LocalePageProps) {
   const queryClient = useQueryClient();
   const editable = canEdit(session);
   const detail = useTranslationLocale(projectId, locale);

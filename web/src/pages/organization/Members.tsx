@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../../api/client';
 import { isAdmin, type Session } from '../../session';
-import { CopyButton, ErrorMessage, Section, when } from '../../ui';
+import { CopyButton, ErrorMessage, Section, when, HeaderRow } from '../../ui';
 import { keys } from '../../api/keys';
 import { useMembers } from '../../api/queries';
 
@@ -41,17 +41,7 @@ export function Members({ session }: { session: Session }) {
       <ErrorMessage error={members.error ?? setRole.error ?? remove.error ?? signInLink.error} />
       <table>
         <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">E-mail</th>
-            <th scope="col">Role</th>
-            <th scope="col">Last active</th>
-            {admin && (
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            )}
-          </tr>
+          <HeaderRow columns={['Name', 'E-mail', 'Role', 'Last active']} actions={admin} />
         </thead>
         <tbody>
           {members.data?.members.map((m) => (

@@ -12,47 +12,14 @@ import { STORE_LOCALES, suggestLocales, withArticle, type Store } from '../../sh
 import { isSingleLine } from '../../shared/listing-fields.js';
 import type { FieldEdits, Listing } from './listing.js';
 import type { ListingEdits } from './listing-writer.js';
-
-export const DELIVER_FILES: Readonly<Record<string, string>> = {
-  name: 'name.txt',
-  subtitle: 'subtitle.txt',
-  privacyPolicyUrl: 'privacy_url.txt',
-  description: 'description.txt',
-  keywords: 'keywords.txt',
-  whatsNew: 'release_notes.txt',
-  promotionalText: 'promotional_text.txt',
-  supportUrl: 'support_url.txt',
-  marketingUrl: 'marketing_url.txt',
-};
-
-export const SUPPLY_FILES: Readonly<Record<string, string>> = {
-  title: 'title.txt',
-  shortDescription: 'short_description.txt',
-  fullDescription: 'full_description.txt',
-  video: 'video.txt',
-};
-
-const fieldOfFile = (table: Readonly<Record<string, string>>, file: string) =>
-  Object.keys(table).find((field) => table[field] === file);
-
-/** Where fastlane keeps the tree, relative to the project's root. */
-const FASTLANE_TREE = 'fastlane/metadata';
-
-/** deliver's folders that are not locales (stores.md §7), with what they hold. A Map: names come from users. */
-const DELIVER_SPECIAL: ReadonlyMap<string, string> = new Map([
-  ['review_information', 'App Review contact details'],
-  ['trade_representative_contact_information', 'the trade representative contact (Korea)'],
-  ['app_clip_review_information', 'App Clip review details'],
-  ['fonts', 'fonts for frameit'],
-  ['appletv', 'Apple TV metadata'],
-  ['imessage', 'iMessage metadata'],
-]);
-
-/** supply's sub-folders of a language folder, with what they hold. */
-const SUPPLY_SPECIAL: ReadonlyMap<string, string> = new Map([
-  ['changelogs', 'release notes per version code (changelogs), not listing texts'],
-  ['images', 'images (screenshots, icon, feature graphic), not listing texts'],
-]);
+import {
+  DELIVER_FILES,
+  DELIVER_SPECIAL,
+  FASTLANE_TREE,
+  fieldOfFile,
+  SUPPLY_FILES,
+  SUPPLY_SPECIAL,
+} from './fastlane-layout.js';
 
 /** The files of a fastlane tree for these listings (working copies), paths relative to the archive root. */
 export function toFastlaneFiles(listings: Listing[]): Map<string, string> {
@@ -199,11 +166,8 @@ function valueOf(store: Store, field: string, content: string): string {
   return text.replace(/\r?\n$/, '');
 }
 
-/**
- * Reads the fastlane tree of a file tree: which folder is the metadata tree, the listing edits it
- * holds, and what was not read. deliver's `default/` fills the locale folders that lack a file.
- */
-export function parseFastlaneTree(input: FileTree, path?: string): ParsedTree {
+/** What reading a tree gathers, and the rules of its layout. */
+function readingOf(input: FileTree, path?: string) {
   const tree = chooseTree(input, path);
   const supplyOnly = tree === 'android' || tree.endsWith('/android');
   const supplyRoot = supplyOnly ? tree : join(tree, 'android');
@@ -241,78 +205,116 @@ export function parseFastlaneTree(input: FileTree, path?: string): ParsedTree {
     return locale;
   };
 
-  for (const folder of allFolders(input)) {
-    const underSupply = folder.startsWith(`${supplyRoot}/`);
-    const root = underSupply ? supplyRoot : deliverRoot;
-    if (root === null || (!underSupply && !folder.startsWith(prefix)) || folder === supplyRoot) continue;
-    const parts = folder.slice(root === '' ? 0 : root.length + 1).split('/');
-    if (parts.length === 1) localeOf(underSupply ? 'playstore' : 'appstore', root, parts[0]!);
-  }
+  return {
+    tree,
+    supplyRoot,
+    deliverRoot,
+    prefix,
+    edits,
+    localeFolders,
+    defaults,
+    sources,
+    skipped,
+    skip,
+    changelogs,
+    deliverLayout,
+    supplyLayout,
+    localeOf,
+  };
+}
 
-  for (const file of [...input.files].sort()) {
-    const underSupply = file.startsWith(`${supplyRoot}/`);
-    if (!underSupply && (deliverRoot === null || !file.startsWith(prefix))) continue;
-    const store: Store = underSupply ? 'playstore' : 'appstore';
-    const root = underSupply ? supplyRoot : deliverRoot!;
-    const parts = file.slice(root === '' ? 0 : root.length + 1).split('/');
-    if (parts.length === 1) {
-      skip(
-        file,
-        !file.endsWith('.txt')
-          ? 'not a text file'
-          : store === 'appstore'
-            ? 'an app-wide value (copyright, categories, ...): appmeta manages per-locale listing texts'
-            : `not in a language folder; ${supplyLayout}`,
-      );
-      continue;
-    }
-    const [folder, name] = parts as [string, string];
-    const isDefault = store === 'appstore' && folder.toLowerCase() === 'default';
-    const locale = isDefault ? null : storeLocale(store, folder);
-    if (!isDefault && locale === null) continue; // the folder is reported
-    const changelog = store === 'playstore' && parts.length === 3 && name === 'changelogs' ? parts[2]! : null;
-    const code = changelog === null ? null : /^(\d+|default)\.txt$/.exec(changelog)?.[1];
-    if (code !== undefined && code !== null) {
-      const content = input.texts.get(file);
-      if (content === undefined) throw invalidField(file, 'could not be read as text');
-      // As supply reads it: the file's text, less a byte order mark and one final line break.
-      const text = content.replace(/^\uFEFF/, '').replace(/\r?\n$/, '');
-      if (text.trim() === '') skip(file, 'empty: nothing to import (an empty file never clears notes)');
-      else
-        changelogs.push({ locale: locale!, versionCode: code === 'default' ? null : code, path: file, text });
-      continue;
-    }
-    if (parts.length > 2) {
-      const special = store === 'playstore' ? SUPPLY_SPECIAL.get(name) : undefined;
-      const layout = store === 'appstore' ? deliverLayout : supplyLayout;
-      skip(`${join(root, `${folder}/${name}`)}/`, special ?? `not part of the layout: ${layout}`);
-      continue;
-    }
-    const field = fieldOfFile(store === 'appstore' ? DELIVER_FILES : SUPPLY_FILES, name);
-    if (field === undefined) {
-      skip(
-        file,
-        name.endsWith('.txt') ? `not ${withArticle(store)} listing text appmeta manages` : 'not a text file',
-      );
-      continue;
-    }
+type Reading = ReturnType<typeof readingOf>;
+
+/** A folder directly under a root names a locale (or is reported as none). */
+function readFolder(reading: Reading, folder: string): void {
+  const { supplyRoot, deliverRoot, prefix, localeOf } = reading;
+  const underSupply = folder.startsWith(`${supplyRoot}/`);
+  const root = underSupply ? supplyRoot : deliverRoot;
+  if (root === null || (!underSupply && !folder.startsWith(prefix)) || folder === supplyRoot) return;
+  const parts = folder.slice(root === '' ? 0 : root.length + 1).split('/');
+  if (parts.length === 1) localeOf(underSupply ? 'playstore' : 'appstore', root, parts[0]!);
+}
+
+/** One file of the tree: a listing text, a changelog, a deliver default, or something skipped. */
+function readFile(reading: Reading, input: FileTree, file: string): void {
+  const {
+    supplyRoot,
+    deliverRoot,
+    prefix,
+    edits,
+    defaults,
+    sources,
+    skip,
+    changelogs,
+    deliverLayout,
+    supplyLayout,
+  } = reading;
+  const underSupply = file.startsWith(`${supplyRoot}/`);
+  if (!underSupply && (deliverRoot === null || !file.startsWith(prefix))) return;
+  const store: Store = underSupply ? 'playstore' : 'appstore';
+  const root = underSupply ? supplyRoot : deliverRoot!;
+  const parts = file.slice(root === '' ? 0 : root.length + 1).split('/');
+  if (parts.length === 1) {
+    skip(
+      file,
+      !file.endsWith('.txt')
+        ? 'not a text file'
+        : store === 'appstore'
+          ? 'an app-wide value (copyright, categories, ...): appmeta manages per-locale listing texts'
+          : `not in a language folder; ${supplyLayout}`,
+    );
+    return;
+  }
+  const [folder, name] = parts as [string, string];
+  const isDefault = store === 'appstore' && folder.toLowerCase() === 'default';
+  const locale = isDefault ? null : storeLocale(store, folder);
+  if (!isDefault && locale === null) return; // the folder is reported
+  const changelog = store === 'playstore' && parts.length === 3 && name === 'changelogs' ? parts[2]! : null;
+  const code = changelog === null ? null : /^(\d+|default)\.txt$/.exec(changelog)?.[1];
+  if (code !== undefined && code !== null) {
     const content = input.texts.get(file);
     if (content === undefined) throw invalidField(file, 'could not be read as text');
-    const value = valueOf(store, field, content);
-    if (value === '') {
-      skip(file, 'empty: nothing to import (an empty file never clears a field)');
-      continue;
-    }
-    if (isDefault) {
-      defaults[field] = value;
-      sources.set(sourceKey(store, 'default', field), file);
-      continue;
-    }
-    const byLocale = edits[store];
-    (byLocale.get(locale!) ?? byLocale.set(locale!, {}).get(locale!)!)[field] = value;
-    sources.set(sourceKey(store, locale!, field), file);
+    // As supply reads it: the file's text, less a byte order mark and one final line break.
+    const text = content.replace(/^\uFEFF/, '').replace(/\r?\n$/, '');
+    if (text.trim() === '') skip(file, 'empty: nothing to import (an empty file never clears notes)');
+    else
+      changelogs.push({ locale: locale!, versionCode: code === 'default' ? null : code, path: file, text });
+    return;
   }
+  if (parts.length > 2) {
+    const special = store === 'playstore' ? SUPPLY_SPECIAL.get(name) : undefined;
+    const layout = store === 'appstore' ? deliverLayout : supplyLayout;
+    skip(`${join(root, `${folder}/${name}`)}/`, special ?? `not part of the layout: ${layout}`);
+    return;
+  }
+  const field = fieldOfFile(store === 'appstore' ? DELIVER_FILES : SUPPLY_FILES, name);
+  if (field === undefined) {
+    skip(
+      file,
+      name.endsWith('.txt') ? `not ${withArticle(store)} listing text appmeta manages` : 'not a text file',
+    );
+    return;
+  }
+  const content = input.texts.get(file);
+  if (content === undefined) throw invalidField(file, 'could not be read as text');
+  const value = valueOf(store, field, content);
+  if (value === '') {
+    skip(file, 'empty: nothing to import (an empty file never clears a field)');
+    return;
+  }
+  if (isDefault) {
+    defaults[field] = value;
+    sources.set(sourceKey(store, 'default', field), file);
+    return;
+  }
+  const byLocale = edits[store];
+  (byLocale.get(locale!) ?? byLocale.set(locale!, {}).get(locale!)!)[field] = value;
+  sources.set(sourceKey(store, locale!, field), file);
+}
 
+/** deliver's default/ fills the locale folders that lack a value; empty locale folders are skipped. */
+function completeLocales(reading: Reading): void {
+  const { tree, edits, localeFolders, defaults, sources, skip } = reading;
   // deliver's default/: every locale folder of the tree takes the values it lacks.
   if (Object.keys(defaults).length > 0 && localeFolders.appstore.size === 0) {
     skip(`${join(tree, 'default')}/`, 'default/ fills the locale folders of the tree, and it has none');
@@ -337,7 +339,18 @@ export function parseFastlaneTree(input: FileTree, path?: string): ParsedTree {
       }
     }
   }
+}
 
+/**
+ * Reads the fastlane tree of a file tree: which folder is the metadata tree, the listing edits it
+ * holds, and what was not read. deliver's `default/` fills the locale folders that lack a file.
+ */
+export function parseFastlaneTree(input: FileTree, path?: string): ParsedTree {
+  const reading = readingOf(input, path);
+  for (const folder of allFolders(input)) readFolder(reading, folder);
+  for (const file of [...input.files].sort()) readFile(reading, input, file);
+  completeLocales(reading);
+  const { tree, edits, localeFolders, sources, skipped, changelogs } = reading;
   const batch: ListingEdits[] = (['appstore', 'playstore'] as const).flatMap((store) =>
     [...edits[store]].map(([locale, fields]) => ({ store, locale, edits: fields })),
   );

@@ -16,8 +16,6 @@ import { ALWAYS_EDITABLE, splitFields, type JsonApiResource } from './mapper.js'
 import type { AscClient, Counter } from './client.js';
 import type { AscMedia } from './media.js';
 
-/** Calls in flight per API key: fast pushes while far below Apple's hourly budget (stores.md §5). */
-
 /** A create sends only the attributes that have a value; null means "not set" there. */
 function attributesWithout(attributes: Record<string, string | null>) {
   return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== null));

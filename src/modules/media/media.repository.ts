@@ -40,11 +40,6 @@ async function touchBlob(db: Executor, row: BlobRow): Promise<string> {
   return stored?.state ?? 'missing';
 }
 
-/**
- * Makes the organization hold the file, counting its bytes once against `limit` (null: no
- * limit). Locks the organization row for the rest of the transaction either way, so collection's
- * release of unused holds cannot interleave with an item being added. False when over the limit.
- */
 /** Locks the organization row until the transaction ends (uploads and collection of its holds). */
 async function lockOrganization(db: Executor, organizationId: string): Promise<void> {
   await db
@@ -54,6 +49,11 @@ async function lockOrganization(db: Executor, organizationId: string): Promise<v
     .execute();
 }
 
+/**
+ * Makes the organization hold the file, counting its bytes once against `limit` (null: no
+ * limit). Locks the organization row for the rest of the transaction either way, so collection's
+ * release of unused holds cannot interleave with an item being added. False when over the limit.
+ */
 async function hold(
   db: Executor,
   organizationId: string,

@@ -98,7 +98,6 @@ export async function releaseProjectSlot(db: Executor, id: string): Promise<void
     .execute();
 }
 
-/** The organizations table, for the services that the composition root gives it to. */
 /**
  * Claims the first start: inserts the marker row once, whoever asks first. True for that caller
  * only, also when several instances start together.
@@ -112,6 +111,7 @@ export async function claimFirstStart(db: Executor, marker: string, at: string):
   return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
+/** The organizations table, for the services that the composition root gives it to. */
 export const organizationsRepository = {
   claimFirstStart,
   insert: insertOrganization,

@@ -61,7 +61,6 @@ export async function insertDelivery(db: Executor, row: WebhookDeliveriesTable):
   await db.insertInto('webhook_deliveries').values(row).execute();
 }
 
-/** A delivery with its endpoint, for one attempt. */
 /**
  * Holds the organization's endpoints until the transaction ends, so that its deliveries are
  * counted and claimed one at a time (their limits hold across workers and instances). Its
@@ -97,6 +96,7 @@ export async function sendingNow(
   return { organization: rows.length, endpoint: rows.filter((r) => r.webhook_id === webhookId).length };
 }
 
+/** A delivery with its endpoint, for one attempt. */
 export const deliveryForAttempt = (db: Executor, id: string) =>
   db
     .selectFrom('webhook_deliveries as d')

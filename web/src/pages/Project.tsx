@@ -9,10 +9,8 @@ import { Import } from './project/Import';
 import { Failures, PendingChanges } from './project/PendingChanges';
 import { useListings, useLocales, useProject, type ProjectListing } from '../api/queries';
 
-type Listing = ProjectListing;
-
 /** A cell of the locale × store matrix: the listing's state, or invalid when a value breaks a rule. */
-function cellState(listing: Listing | undefined): string {
+function cellState(listing: ProjectListing | undefined): string {
   if (listing === undefined) return 'none';
   const invalid = Object.entries(listing.fields).some(
     ([field, view]) => checkFieldValue(listing.store, field, view.value) !== null,

@@ -96,7 +96,14 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   return Number.isNaN(at) ? null : Math.max(at - now, 0);
 }
 
-/** What one store account shares between all its calls, in this process. */
+/** How a store client calls: where, under which retry and account policies, on which clock. */
+export interface StoreClientOptions {
+  baseUrl: string;
+  policy: RetryPolicy;
+  account: AccountPolicies;
+  now: () => number;
+}
+
 /** Counts a connector's store calls; a push may also be asked before every write whether to go on. */
 export interface CallCounter {
   calls: number;
@@ -104,6 +111,7 @@ export interface CallCounter {
   beforeWrite?: (() => Promise<void>) | undefined;
 }
 
+/** What one store account shares between all its calls, in this process. */
 export interface AccountPolicies {
   bulkhead: BulkheadPolicy;
   breaker: CircuitBreakerPolicy;
@@ -143,6 +151,32 @@ export function createAccountRegistry(options: { breaker?: BreakerPolicy } = {})
 }
 
 export type AccountRegistry = ReturnType<typeof createAccountRegistry>;
+
+/** What a connector's caller may set about how it calls its store. */
+export interface ConnectorCallOptions {
+  baseUrl: string;
+  policy?: RetryPolicy;
+  now?: () => number;
+  /** Calls in flight per store account (default: the connector's own). */
+  concurrency?: number;
+  /** The accounts' bulkheads and breakers (shared by the connectors of one factory). */
+  accounts?: AccountRegistry;
+}
+
+/** A store client's options from its connector's: defaults filled in, the account's policies found. */
+export function storeClientOptions(
+  options: ConnectorCallOptions,
+  account: string,
+  defaultConcurrency: number,
+): StoreClientOptions {
+  const accounts = options.accounts ?? createAccountRegistry();
+  return {
+    baseUrl: options.baseUrl,
+    policy: options.policy ?? DEFAULT_POLICY,
+    now: options.now ?? Date.now,
+    account: accounts(account, options.concurrency ?? defaultConcurrency),
+  };
+}
 
 /**
  * Sends a call under the account's policies. Returns the last response (which may be an error

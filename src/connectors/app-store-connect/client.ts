@@ -6,11 +6,10 @@ import {
   NetworkError,
   send,
   StoreUnavailableError,
-  type AccountPolicies,
+  type CallCounter,
   type HttpCall,
-  type RetryPolicy,
+  type StoreClientOptions,
 } from '../resilience.js';
-import type { CallCounter } from '../resilience.js';
 import { StoreError, type AppStoreSecret } from '../store-connector.js';
 import { signJwt, tokenCache } from '../tokens.js';
 import { ascError } from './errors.js';
@@ -21,12 +20,7 @@ const TOKEN_LIFETIME_S = 15 * 60;
 /** A part or a download may take far longer than an API call. */
 export const TRANSFER_TIMEOUT_MS = 5 * 60_000;
 
-export interface AscClientOptions {
-  baseUrl: string;
-  policy: RetryPolicy;
-  account: AccountPolicies;
-  now: () => number;
-}
+export type AscClientOptions = StoreClientOptions;
 
 export type Counter = CallCounter;
 

@@ -3,12 +3,7 @@
  * appInfo and iOS version, and writes changed fields with PATCH/POST/DELETE of their
  * localizations (stores.md §2.1).
  */
-import {
-  createAccountRegistry,
-  DEFAULT_POLICY,
-  type AccountRegistry,
-  type RetryPolicy,
-} from '../resilience.js';
+import { storeClientOptions, type ConnectorCallOptions } from '../resilience.js';
 import {
   StoreError,
   type AppStoreSecret,
@@ -34,14 +29,8 @@ import {
 /** Calls in flight per API key: fast pushes while far below Apple's hourly budget (stores.md §5). */
 const CONCURRENCY_PER_KEY = 8;
 
-export interface AppStoreConnectorOptions {
-  baseUrl: string;
-  policy?: RetryPolicy;
-  now?: () => number;
-  /** Calls in flight per API key (default 8); 1 makes the connector work one call at a time. */
-  concurrency?: number;
-  /** The accounts' bulkheads and breakers (shared by the connectors of one factory). */
-  accounts?: AccountRegistry;
+/** `concurrency` is per API key (default 8); 1 makes the connector work one call at a time. */
+export interface AppStoreConnectorOptions extends ConnectorCallOptions {
   /** How long to wait for Apple to process an uploaded file. */
   processing?: Partial<ProcessingPolicy>;
 }
@@ -50,16 +39,10 @@ export function createAppStoreConnector(
   secret: AppStoreSecret,
   options: AppStoreConnectorOptions,
 ): StoreConnector {
-  const accounts = options.accounts ?? createAccountRegistry();
-  const client = createAscClient(secret, {
-    baseUrl: options.baseUrl,
-    policy: options.policy ?? DEFAULT_POLICY,
-    now: options.now ?? Date.now,
-    account: accounts(
-      `appstore:${secret.issuerId}:${secret.keyId}`,
-      options.concurrency ?? CONCURRENCY_PER_KEY,
-    ),
-  });
+  const client = createAscClient(
+    secret,
+    storeClientOptions(options, `appstore:${secret.issuerId}:${secret.keyId}`, CONCURRENCY_PER_KEY),
+  );
 
   const media = createAscMedia(client, { ...DEFAULT_PROCESSING, ...options.processing });
 

@@ -7,11 +7,10 @@ import {
   NetworkError,
   send,
   StoreUnavailableError,
-  type AccountPolicies,
+  type CallCounter,
   type HttpCall,
-  type RetryPolicy,
+  type StoreClientOptions,
 } from '../resilience.js';
-import type { CallCounter } from '../resilience.js';
 import type { Readable } from 'node:stream';
 import { StoreError, type MediaFile, type PlayStoreSecret } from '../store-connector.js';
 import { signJwt, tokenCache } from '../tokens.js';
@@ -22,12 +21,8 @@ const ASSERTION_LIFETIME_S = 3600;
 /** An image upload or download may take far longer than an API call. */
 const TRANSFER_TIMEOUT_MS = 5 * 60_000;
 
-export interface PlayClientOptions {
-  baseUrl: string;
+export interface PlayClientOptions extends StoreClientOptions {
   tokenUrl: string;
-  policy: RetryPolicy;
-  account: AccountPolicies;
-  now: () => number;
 }
 
 export type Counter = CallCounter;

@@ -3,12 +3,7 @@
  * write changed languages, commit once, and delete the edit whenever it did not commit, so that no
  * edit is left open (stores.md §2.2).
  */
-import {
-  createAccountRegistry,
-  DEFAULT_POLICY,
-  type AccountRegistry,
-  type RetryPolicy,
-} from '../resilience.js';
+import { storeClientOptions, type ConnectorCallOptions } from '../resilience.js';
 import {
   StoreError,
   type PlayStoreSecret,
@@ -24,31 +19,22 @@ import { createPlayWrite, fieldsOf, type Listing } from './edit-write.js';
 
 const CONCURRENCY_PER_ACCOUNT = 8;
 
-export interface GooglePlayConnectorOptions {
-  baseUrl: string;
+/** `concurrency` is per service account (default 8). */
+export interface GooglePlayConnectorOptions extends ConnectorCallOptions {
   tokenUrl: string;
-  policy?: RetryPolicy;
-  now?: () => number;
-  /** Calls in flight per service account (default 8). */
-  concurrency?: number;
-  /** The accounts' bulkheads and breakers (shared by the connectors of one factory). */
-  accounts?: AccountRegistry;
 }
 
 export function createGooglePlayConnector(
   secret: PlayStoreSecret,
   options: GooglePlayConnectorOptions,
 ): StoreConnector {
-  const accounts = options.accounts ?? createAccountRegistry();
   const client = createPlayClient(secret, {
-    baseUrl: options.baseUrl,
-    tokenUrl: options.tokenUrl,
-    policy: options.policy ?? DEFAULT_POLICY,
-    now: options.now ?? Date.now,
-    account: accounts(
+    ...storeClientOptions(
+      options,
       `playstore:${secret.serviceAccount.client_email}`,
-      options.concurrency ?? CONCURRENCY_PER_ACCOUNT,
+      CONCURRENCY_PER_ACCOUNT,
     ),
+    tokenUrl: options.tokenUrl,
   });
 
   const images = createPlayImages(client);

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { CREDENTIAL_HOLDER_COLUMNS } from '../../db/credential-holder.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { ApiKeysTable } from '../../db/tables.js';
 import type { ApiKey } from './api-key.js';
@@ -17,11 +18,7 @@ const keyByHash = preparedQuery((db: Executor, hash: string) =>
       'api_keys.token_hash as tokenHash',
       'api_keys.expires_at as expiresAt',
       'api_keys.last_used_at as lastUsedAt',
-      'members.id as memberId',
-      'members.role as role',
-      'members.status as memberStatus',
-      'organizations.id as organizationId',
-      'organizations.plan as plan',
+      ...CREDENTIAL_HOLDER_COLUMNS,
     ])
     .where('api_keys.token_hash', '=', hash)
     .where('api_keys.revoked_at', 'is', null),

@@ -37,30 +37,27 @@ export async function countSeatHoldingInvites(
 }
 
 /** Revokes the pending invites of one address; answers how many there were. */
-export async function revokePendingForEmail(
+export const revokePendingForEmail = (db: Executor, organizationId: string, email: string): Promise<number> =>
+  revokePending(db, organizationId, 'email', email);
+
+export async function revokeInvite(db: Executor, organizationId: string, id: string): Promise<boolean> {
+  return (await revokePending(db, organizationId, 'id', id)) === 1;
+}
+
+async function revokePending(
   db: Executor,
   organizationId: string,
-  email: string,
+  column: 'email' | 'id',
+  value: string,
 ): Promise<number> {
   const result = await db
     .updateTable('invites')
     .set({ status: 'revoked' })
     .where('organization_id', '=', organizationId)
-    .where('email', '=', email)
+    .where(column, '=', value)
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
-}
-
-export async function revokeInvite(db: Executor, organizationId: string, id: string): Promise<boolean> {
-  const result = await db
-    .updateTable('invites')
-    .set({ status: 'revoked' })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
 }
 
 /**

@@ -122,6 +122,23 @@ export const previewSlot = (previewType: string) => `PREVIEW_${previewType}`;
 
 const PLAY_SCREENSHOT_RANGE = { min: 320, max: 3840, maxRatio: 2 };
 
+/** A Google Play image slot: PNG or JPEG, no transparency, Play's size cap, unless `rule` says otherwise. */
+function playImage(
+  slotType: string,
+  rule: Pick<SlotRule, 'maxItems'> & Partial<Omit<SlotRule, 'store' | 'slotType' | 'kind' | 'label'>>,
+): SlotRule {
+  return {
+    store: 'playstore',
+    slotType,
+    kind: 'image',
+    label: `Google Play ${slotType}`,
+    formats: ['png', 'jpeg'],
+    alpha: 'forbidden',
+    maxBytes: PLAY_MAX_BYTES,
+    ...rule,
+  };
+}
+
 const rules: SlotRule[] = [
   ...Object.entries(APPSTORE_SCREENSHOT_SIZES).map(([slotType, accepted]): SlotRule => ({
     store: 'appstore',
@@ -146,74 +163,20 @@ const rules: SlotRule[] = [
     maxBytes: PREVIEW_MAX_BYTES,
     durationSeconds: { min: 15, max: 30 },
   })),
-  ...(['phoneScreenshots', 'sevenInchScreenshots', 'tenInchScreenshots'] as const).map(
-    (slotType): SlotRule => ({
-      store: 'playstore',
-      slotType,
-      kind: 'image',
-      label: `Google Play ${slotType}`,
-      maxItems: 8,
-      formats: ['png', 'jpeg'],
-      range: PLAY_SCREENSHOT_RANGE,
-      alpha: 'forbidden',
-      maxBytes: PLAY_MAX_BYTES,
-    }),
+  ...(['phoneScreenshots', 'sevenInchScreenshots', 'tenInchScreenshots'] as const).map((slotType) =>
+    playImage(slotType, { maxItems: 8, range: PLAY_SCREENSHOT_RANGE }),
   ),
-  {
-    store: 'playstore',
-    slotType: 'tvScreenshots',
-    kind: 'image',
-    label: 'Google Play tvScreenshots',
-    maxItems: 8,
-    formats: ['png', 'jpeg'],
-    range: { ...PLAY_SCREENSHOT_RANGE, aspect: 16 / 9 },
-    alpha: 'forbidden',
-    maxBytes: PLAY_MAX_BYTES,
-  },
-  {
-    store: 'playstore',
-    slotType: 'wearScreenshots',
-    kind: 'image',
-    label: 'Google Play wearScreenshots',
-    maxItems: 8,
-    formats: ['png', 'jpeg'],
-    range: { min: 384, max: 3840, maxRatio: 1, aspect: 1 },
-    alpha: 'forbidden',
-    maxBytes: PLAY_MAX_BYTES,
-  },
-  {
-    store: 'playstore',
-    slotType: 'icon',
-    kind: 'image',
-    label: 'Google Play icon',
+  playImage('tvScreenshots', { maxItems: 8, range: { ...PLAY_SCREENSHOT_RANGE, aspect: 16 / 9 } }),
+  playImage('wearScreenshots', { maxItems: 8, range: { min: 384, max: 3840, maxRatio: 1, aspect: 1 } }),
+  playImage('icon', {
     maxItems: 1,
     formats: ['png'],
     sizes: sizes([512, 512]),
     alpha: 'required',
     maxBytes: 1024 * 1024,
-  },
-  {
-    store: 'playstore',
-    slotType: 'featureGraphic',
-    kind: 'image',
-    label: 'Google Play featureGraphic',
-    maxItems: 1,
-    formats: ['png', 'jpeg'],
-    sizes: sizes([1024, 500]),
-    alpha: 'forbidden',
-    maxBytes: PLAY_MAX_BYTES,
-  },
-  {
-    store: 'playstore',
-    slotType: 'tvBanner',
-    kind: 'image',
-    label: 'Google Play tvBanner',
-    maxItems: 1,
-    formats: ['png', 'jpeg'],
-    sizes: sizes([1280, 720]),
-    alpha: 'allowed',
-    maxBytes: PLAY_MAX_BYTES,
-  },
+  }),
+  playImage('featureGraphic', { maxItems: 1, sizes: sizes([1024, 500]) }),
+  playImage('tvBanner', { maxItems: 1, sizes: sizes([1280, 720]), alpha: 'allowed' }),
 ];
 
 const byKey = new Map(rules.map((rule) => [`${rule.store}/${rule.slotType}`, rule]));

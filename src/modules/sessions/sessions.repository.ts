@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { CREDENTIAL_HOLDER_COLUMNS } from '../../db/credential-holder.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { PasskeysTable, SessionsTable, SignInLinksTable } from '../../db/tables.js';
 
@@ -12,14 +13,25 @@ const sessionByHash = preparedQuery((db: Executor, hash: string) =>
       'sessions.token_hash as tokenHash',
       'sessions.last_seen_at as lastSeenAt',
       'sessions.expires_at as expiresAt',
-      'members.id as memberId',
-      'members.role as role',
-      'members.status as memberStatus',
-      'organizations.id as organizationId',
-      'organizations.plan as plan',
+      ...CREDENTIAL_HOLDER_COLUMNS,
     ])
     .where('sessions.token_hash', '=', hash),
 );
+
+/** Deletes one row of a member's; false when it was not theirs or was gone already. */
+async function deleteOfMember(
+  db: Executor,
+  table: 'sessions' | 'passkeys',
+  memberId: string,
+  id: string,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom(table)
+    .where('member_id', '=', memberId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
 
 export const sessionsRepository = {
   insert: async (db: Executor, row: SessionsTable) => {
@@ -42,12 +54,7 @@ export const sessionsRepository = {
       .execute(),
   /** Ends one session of a member; false when it was not theirs or had ended already. */
   end: async (db: Executor, memberId: string, id: string): Promise<boolean> => {
-    const result = await db
-      .deleteFrom('sessions')
-      .where('member_id', '=', memberId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
+    return deleteOfMember(db, 'sessions', memberId, id);
   },
   endOfMember: async (db: Executor, organizationId: string, memberId: string): Promise<void> => {
     await db
@@ -117,12 +124,7 @@ export const passkeysRepository = {
     await db.updateTable('passkeys').set({ counter, last_used_at: at }).where('id', '=', id).execute();
   },
   remove: async (db: Executor, memberId: string, id: string): Promise<boolean> => {
-    const result = await db
-      .deleteFrom('passkeys')
-      .where('member_id', '=', memberId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
+    return deleteOfMember(db, 'passkeys', memberId, id);
   },
 };
 

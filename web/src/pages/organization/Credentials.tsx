@@ -1,6 +1,6 @@
 /** Store and DeepL credentials (admins): uploaded, verified, removed. */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type ChangeEvent } from 'react';
+import { useState, type ChangeEvent, type ReactNode } from 'react';
 import { api, unwrap } from '../../api/client';
 import { BusyButton, ErrorMessage, Section } from '../../ui';
 import { keys } from '../../api/keys';
@@ -43,50 +43,34 @@ export function Credentials() {
     <Section title="Store credentials">
       <p>Stored encrypted; never shown again after upload.</p>
       <ErrorMessage error={credentials.error} />
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          setAppStore.mutate();
-        }}
-        aria-label="App Store Connect API key"
+      <StoreKeyForm
+        label="App Store Connect API key"
+        title="App Store Connect"
+        configured={configured('appstore')}
+        upload={setAppStore}
+        ready={privateKey !== ''}
+        action="App Store key"
+        onVerify={() => verify.mutate('appstore')}
       >
-        <h3>App Store Connect {configured('appstore') ? '(configured)' : '(not set)'}</h3>
         <label htmlFor="issuer-id">Issuer ID</label>
         <input id="issuer-id" value={issuerId} onChange={(e) => setIssuerId(e.target.value)} required />
         <label htmlFor="key-id">Key ID</label>
         <input id="key-id" value={keyId} onChange={(e) => setKeyId(e.target.value)} required />
         <label htmlFor="p8">Private key (.p8 file)</label>
         <input id="p8" type="file" accept=".p8" onChange={readFile(setPrivateKey)} />
-        <BusyButton type="submit" busy={setAppStore.isPending} disabled={privateKey === ''}>
-          Upload App Store key
-        </BusyButton>
-        {configured('appstore') && (
-          <button type="button" onClick={() => verify.mutate('appstore')}>
-            Verify App Store key
-          </button>
-        )}
-        <ErrorMessage error={setAppStore.error} />
-      </form>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          setPlayStore.mutate();
-        }}
-        aria-label="Google Play service account"
+      </StoreKeyForm>
+      <StoreKeyForm
+        label="Google Play service account"
+        title="Google Play"
+        configured={configured('playstore')}
+        upload={setPlayStore}
+        ready={serviceAccount !== ''}
+        action="Google Play key"
+        onVerify={() => verify.mutate('playstore')}
       >
-        <h3>Google Play {configured('playstore') ? '(configured)' : '(not set)'}</h3>
         <label htmlFor="service-account">Service account key (.json file)</label>
         <input id="service-account" type="file" accept=".json" onChange={readFile(setServiceAccount)} />
-        <BusyButton type="submit" busy={setPlayStore.isPending} disabled={serviceAccount === ''}>
-          Upload Google Play key
-        </BusyButton>
-        {configured('playstore') && (
-          <button type="button" onClick={() => verify.mutate('playstore')}>
-            Verify Google Play key
-          </button>
-        )}
-        <ErrorMessage error={setPlayStore.error} />
-      </form>
+      </StoreKeyForm>
       {verify.data && (
         <p role="status">
           {verify.data.verified
@@ -96,5 +80,41 @@ export function Credentials() {
       )}
       <ErrorMessage error={verify.error} />
     </Section>
+  );
+}
+
+/** One store's key: its fields, an upload, and a verify button once a key is stored. */
+function StoreKeyForm(props: {
+  label: string;
+  title: string;
+  configured: boolean | undefined;
+  upload: { mutate: () => void; isPending: boolean; error: unknown };
+  ready: boolean;
+  action: string;
+  onVerify: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.upload.mutate();
+      }}
+      aria-label={props.label}
+    >
+      <h3>
+        {props.title} {props.configured ? '(configured)' : '(not set)'}
+      </h3>
+      {props.children}
+      <BusyButton type="submit" busy={props.upload.isPending} disabled={!props.ready}>
+        Upload {props.action}
+      </BusyButton>
+      {props.configured && (
+        <button type="button" onClick={props.onVerify}>
+          Verify {props.action}
+        </button>
+      )}
+      <ErrorMessage error={props.upload.error} />
+    </form>
   );
 }

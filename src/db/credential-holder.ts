@@ -1,0 +1,12 @@
+/**
+ * The columns that say who holds a credential (an API key or a session) as they are now: its
+ * member, their role and status, and the organization's plan. Selected with `members` and
+ * `organizations` joined to the credential's table.
+ */
+export const CREDENTIAL_HOLDER_COLUMNS = [
+  'members.id as memberId',
+  'members.role as role',
+  'members.status as memberStatus',
+  'organizations.id as organizationId',
+  'organizations.plan as plan',
+] as const;

@@ -135,15 +135,17 @@ export function createServices(deps: ServiceDeps) {
     db,
     clock,
     outbox,
+    audit,
     ...(deps.lockWaitMs !== undefined && { lockWaitMs: deps.lockWaitMs }),
   });
-  const listings = createListingsService({ db, clock, projects, writer });
+  const listings = createListingsService({ db, clock, projects, writer, audit });
   const releases = createReleasesService({
     db,
     clock,
     projects,
     credentials,
-    updateListing: (...args) => listings.update(...args),
+    audit,
+    updateListing: (...args) => listings.updateAs(...args),
   });
   const storeMedia = createStoreMedia({ db, clock, blobs, organizations });
   const sync = createSyncService({
@@ -261,6 +263,7 @@ export function createServices(deps: ServiceDeps) {
       push,
       diffs,
       approvals,
+      audit,
     }),
     webhooks: createWebhooksService({
       db,
@@ -277,8 +280,8 @@ export function createServices(deps: ServiceDeps) {
     outbox,
     queue,
     locales: createLocalesService({ db, projects, listings: listingsRepository }),
-    media: createMediaService({ db, clock, blobs, projects, organizations }),
-    mediaTransfer: createMediaTransfer({ db, clock, blobs, projects, organizations }),
+    media: createMediaService({ db, clock, blobs, projects, organizations, audit }),
+    mediaTransfer: createMediaTransfer({ db, clock, blobs, projects, organizations, audit }),
     mediaCollection: createMediaCollection({ db, clock, blobs }),
     blobs,
     translations: createTranslationsService({ db, clock, audit, projects, writer }),

@@ -15,6 +15,7 @@ import * as createTranslations from './migrations/2026_11_24_0012_create_transla
 import * as indexLinkedProjects from './migrations/2026_11_27_0013_index_linked_projects.js';
 import * as idempotencyPerCaller from './migrations/2026_11_27_0014_idempotency_per_caller.js';
 import * as operationItems from './migrations/2026_11_27_0015_operation_items.js';
+import * as reviewLoop from './migrations/2026_11_28_0016_review_loop.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_27_0013_index_linked_projects': indexLinkedProjects,
   '2026_11_27_0014_idempotency_per_caller': idempotencyPerCaller,
   '2026_11_27_0015_operation_items': operationItems,
+  '2026_11_28_0016_review_loop': reviewLoop,
 };
 
 /**

@@ -83,6 +83,11 @@ export interface AuditLogTable {
   target_id: string;
   details: string | null;
   created_at: string;
+  /** Who acted, as they were called then: the member's name or the operator's label. */
+  actor_name: string | null;
+  /** The project the change was made in, and its name then; null for organization-wide changes. */
+  project_id: string | null;
+  project_name: string | null;
 }
 
 export interface SystemStateTable {
@@ -167,6 +172,24 @@ export interface ApprovalsTable {
   diff_hash: string;
   approved_by: string;
   created_at: string;
+}
+
+/** A member's request that an admin approve a project's pending changes (design.md §15). */
+export interface ApprovalRequestsTable {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  /** The pending changeset's hash when the request was made. */
+  diff_hash: string;
+  /** The requesting member; null for the operator. */
+  requested_by: string | null;
+  requester_name: string;
+  note: string | null;
+  /** `open`, `approved` (an approval closed it) or `superseded` (a new change closed it). */
+  status: string;
+  created_at: string;
+  closed_at: string | null;
+  closed_by: string | null;
 }
 
 export interface StoreCredentialsTable {
@@ -483,6 +506,7 @@ export interface Database {
   listing_fields: ListingFieldsTable;
   listing_history: ListingHistoryTable;
   approvals: ApprovalsTable;
+  approval_requests: ApprovalRequestsTable;
   store_credentials: StoreCredentialsTable;
   translation_states: TranslationStatesTable;
   translation_glossaries: TranslationGlossariesTable;

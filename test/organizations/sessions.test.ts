@@ -74,7 +74,13 @@ describe('a session on the API', () => {
       (e: { action: string; target: { id: string } }) =>
         e.action === 'projects.create' && e.target.id === created.body.data.projectId,
     );
-    expect(entry.actor).toEqual({ memberId: member.id, keyId: null, operator: null });
+    expect(entry.actor).toEqual({
+      memberId: member.id,
+      keyId: null,
+      operator: null,
+      name: expect.any(String),
+    });
+    expect(entry.project).toEqual({ id: created.body.data.projectId, name: 'From the browser' });
   });
 
   it("keeps the member's role: a viewer's session cannot create a project", async () => {

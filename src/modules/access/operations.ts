@@ -77,6 +77,7 @@ export const OPERATIONS = {
   'organization.update': admins,
   'organization.usage': anyone,
   'auditLog.list': admins,
+  'auditLog.export': admins,
 
   'members.list': anyone,
   'members.updateRole': admins,

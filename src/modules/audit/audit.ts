@@ -6,7 +6,8 @@
 import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { auditPage, insertAuditEntry } from './audit.repository.js';
+import { auditBatch, auditPage, insertAuditEntry, namesAt, type AuditFilter } from './audit.repository.js';
+import type { AuditLogTable } from '../../db/tables.js';
 import { OPERATOR_MEMBER_ID, type OperationId, type RequestContext } from '../access/index.js';
 
 /**
@@ -31,19 +32,44 @@ export type SystemAction = 'invites.accept' | 'webhooks.disable';
 
 export type AuditAction = OperationId | SystemAction;
 
+/** What the action was done to; `projectId` names the project it belongs to (implied for a project). */
 export interface AuditTarget {
   type: string;
   id: string;
+  projectId?: string;
 }
 
 export interface AuditEntry {
   id: string;
-  actor: AuditActor;
+  /** `name`: the member's name or the operator's label, as it was at the time. */
+  actor: AuditActor & { name: string | null };
   action: string;
-  target: AuditTarget;
+  target: { type: string; id: string };
+  /** The project the change was made in, by its name then; null for organization-wide changes. */
+  project: { id: string; name: string | null } | null;
   details: Record<string, unknown> | null;
   createdAt: string;
 }
+
+export type { AuditFilter };
+
+/** Entries the CSV export reads at once. */
+const EXPORT_BATCH = 500;
+
+const entryOf = (row: AuditLogTable): AuditEntry => ({
+  id: row.id,
+  actor: {
+    memberId: row.actor_member_id,
+    keyId: row.actor_key_id,
+    operator: row.actor_operator,
+    name: row.actor_name,
+  },
+  action: row.action,
+  target: { type: row.target_type, id: row.target_id },
+  project: row.project_id === null ? null : { id: row.project_id, name: row.project_name },
+  details: row.details === null ? null : (JSON.parse(row.details) as Record<string, unknown>),
+  createdAt: row.created_at,
+});
 
 export interface AuditLog {
   /** Records what the caller of `ctx` did; call it inside the transaction of the change. */
@@ -66,21 +92,29 @@ export interface AuditLog {
   list(
     db: Executor,
     organizationId: string,
+    filter: AuditFilter,
     page: { limit: number; offset: number },
   ): Promise<{ entries: AuditEntry[]; total: number }>;
+  /** Every matching entry, newest first, read in batches so that a long log never sits in memory. */
+  all(db: Executor, organizationId: string, filter: AuditFilter): AsyncGenerator<AuditEntry>;
 }
 
 export function createAuditLog(clock: Clock): AuditLog {
   const recordAs: AuditLog['recordAs'] = async (db, organizationId, actor, action, target, details) => {
+    const projectId = target.projectId ?? (target.type === 'project' ? target.id : null);
+    const names = await namesAt(db, actor.memberId, projectId);
     await insertAuditEntry(db, {
       id: newId('aud'),
       organization_id: organizationId,
       actor_member_id: actor.memberId,
       actor_key_id: actor.keyId,
       actor_operator: actor.operator,
+      actor_name: names.memberName ?? actor.operator,
       action,
       target_type: target.type,
       target_id: target.id,
+      project_id: projectId,
+      project_name: names.projectName,
       details: details === undefined ? null : JSON.stringify(details),
       created_at: clock.now().toISOString(),
     });
@@ -89,19 +123,19 @@ export function createAuditLog(clock: Clock): AuditLog {
     recordAs,
     record: (db, ctx, action, target, details) =>
       recordAs(db, ctx.organizationId, actorOf(ctx), action, target, details),
-    async list(db, organizationId, page) {
-      const { rows, total } = await auditPage(db, organizationId, page);
-      return {
-        total,
-        entries: rows.map((row) => ({
-          id: row.id,
-          actor: { memberId: row.actor_member_id, keyId: row.actor_key_id, operator: row.actor_operator },
-          action: row.action,
-          target: { type: row.target_type, id: row.target_id },
-          details: row.details === null ? null : (JSON.parse(row.details) as Record<string, unknown>),
-          createdAt: row.created_at,
-        })),
-      };
+    async list(db, organizationId, filter, page) {
+      const { rows, total } = await auditPage(db, organizationId, filter, page);
+      return { total, entries: rows.map(entryOf) };
+    },
+    async *all(db, organizationId, filter) {
+      let after: { createdAt: string; id: string } | null = null;
+      for (;;) {
+        const rows = await auditBatch(db, organizationId, filter, after, EXPORT_BATCH);
+        for (const row of rows) yield entryOf(row);
+        const last = rows.at(-1);
+        if (last === undefined || rows.length < EXPORT_BATCH) return;
+        after = { createdAt: last.created_at, id: last.id };
+      }
     },
   };
 }

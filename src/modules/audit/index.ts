@@ -4,6 +4,8 @@ export {
   operatorActor,
   type AuditActor,
   type AuditEntry,
+  type AuditFilter,
   type AuditLog,
   type AuditTarget,
 } from './audit.js';
+export { auditCsv } from './audit-csv.js';

@@ -99,6 +99,33 @@ export function createCredentialsService({
     }
   }
 
+  /** Whether the store (or DeepL) accepts the organization's credentials. */
+  async function askStore(
+    ctx: RequestContext,
+    store: Store | 'deepl',
+  ): Promise<{ store: Store | 'deepl'; verified: boolean; error?: { code: string; message: string } }> {
+    if (store === 'deepl') {
+      const key = (await load(ctx.organizationId, 'deepl'))?.apiKey;
+      if (key === undefined) throw notFound('deepl credentials');
+      try {
+        await verifyTranslationKey?.(key);
+        return { store, verified: true };
+      } catch (error) {
+        if (!(error instanceof ProviderError)) throw error;
+        return { store, verified: false, error: { code: error.code, message: error.message } };
+      }
+    }
+    const secret = await load(ctx.organizationId, store);
+    if (secret === null) throw notFound(`${store} credentials`);
+    try {
+      await connectors(secret).verify();
+      return { store, verified: true };
+    } catch (error) {
+      if (!(error instanceof StoreError)) throw error;
+      return { store, verified: false, error: { code: error.code, message: error.message } };
+    }
+  }
+
   return {
     /** Sets App Store Connect API credentials (validated: issuer UUID, key id, P-256 .p8). */
     async setAppStore(ctx: RequestContext, input: { issuerId: string; keyId: string; privateKey: string }) {
@@ -153,29 +180,23 @@ export function createCredentialsService({
       });
     },
 
-    /** Asks the store whether it accepts the credentials. A refusal is an answer, not an error. */
+    /**
+     * Asks the store whether it accepts the credentials. A refusal is an answer, not an error;
+     * either is recorded in the audit log.
+     */
     async verify(ctx: RequestContext, store: Store | 'deepl') {
       authorize(ctx, 'credentials.verify');
-      if (store === 'deepl') {
-        const key = (await load(ctx.organizationId, 'deepl'))?.apiKey;
-        if (key === undefined) throw notFound('deepl credentials');
-        try {
-          await verifyTranslationKey?.(key);
-          return { store, verified: true as const };
-        } catch (error) {
-          if (!(error instanceof ProviderError)) throw error;
-          return { store, verified: false as const, error: { code: error.code, message: error.message } };
-        }
-      }
-      const secret = await load(ctx.organizationId, store);
-      if (secret === null) throw notFound(`${store} credentials`);
-      try {
-        await connectors(secret).verify();
-        return { store, verified: true as const };
-      } catch (error) {
-        if (!(error instanceof StoreError)) throw error;
-        return { store, verified: false as const, error: { code: error.code, message: error.message } };
-      }
+      const answer = await askStore(ctx, store);
+      await db.transaction().execute((trx) =>
+        audit.record(
+          trx,
+          ctx,
+          'credentials.verify',
+          { type: 'credentials', id: store },
+          { verified: answer.verified, ...(answer.error !== undefined && { code: answer.error.code }) },
+        ),
+      );
+      return answer;
     },
 
     /** A connector for the organization's store, or null when no credentials are set. */

@@ -3,7 +3,8 @@ import type { Executor } from '../../db/database.js';
 import { invalid, invalidField, notFound } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { mapLocale, STORE_LABEL, type Store } from '../../shared/stores.js';
-import { authorize, type RequestContext } from '../access/index.js';
+import { authorize, type OperationId, type RequestContext } from '../access/index.js';
+import type { AuditLog } from '../audit/index.js';
 import type { ProjectsService } from '../projects/index.js';
 import { CROSS_STORE_FIELDS, fieldNames, isStoreField } from '../../shared/listing-fields.js';
 import type { EditSource, FieldEdits, HistoryEntry, Listing } from './listing.js';
@@ -21,9 +22,17 @@ export interface ListingsServiceDeps {
   clock: Clock;
   projects: Pick<ProjectsService, 'require'>;
   writer: ListingWriter;
+  audit: Pick<AuditLog, 'record'>;
 }
 
-export function createListingsService({ db, clock, projects, writer }: ListingsServiceDeps) {
+/** A listing as an audit entry's target. */
+const listingTarget = (projectId: string, store: Store, locale: string) => ({
+  type: 'listing',
+  id: `${store}/${locale}`,
+  projectId,
+});
+
+export function createListingsService({ db, clock, projects, writer, audit }: ListingsServiceDeps) {
   async function readListing(
     executor: Executor,
     ctx: RequestContext,
@@ -38,9 +47,13 @@ export function createListingsService({ db, clock, projects, writer }: ListingsS
     return { row, listing: toListing({ ...row, fields: await repo.listFields(executor, row.id) }) };
   }
 
-  /** Validates and writes one listing's edits, answering the listing and its warnings. */
+  /**
+   * Validates and writes one listing's edits, answering the listing and its warnings; `action`'s
+   * audit entry is written with them.
+   */
   async function edit(
     ctx: RequestContext,
+    action: OperationId,
     projectId: string,
     entry: { store: Store; locale: string; edits: FieldEdits },
     source: EditSource,
@@ -48,10 +61,30 @@ export function createListingsService({ db, clock, projects, writer }: ListingsS
   ): Promise<EditResult> {
     const project = await projects.require(ctx, projectId);
     validateEdits(project, [entry], describe);
-    const listing = await writer.writeListings(projectId, (trx) =>
-      writer.applyEdits(trx, ctx, projectId, entry, source),
-    );
+    const listing = await writer.writeListings(projectId, async (trx) => {
+      const written = await writer.applyEdits(trx, ctx, projectId, entry, source);
+      await audit.record(trx, ctx, action, listingTarget(projectId, entry.store, entry.locale), {
+        fields: Object.keys(entry.edits),
+      });
+      return written;
+    });
     return { listing, warnings: warningsOf(listing) };
+  }
+
+  /** The partial update, audited as `action`: a listing edit, or an operation made of one (What's New). */
+  async function updateAs(
+    ctx: RequestContext,
+    action: OperationId,
+    projectId: string,
+    store: Store,
+    locale: string,
+    edits: FieldEdits,
+  ): Promise<EditResult> {
+    if (Object.keys(edits).length === 0) {
+      await projects.require(ctx, projectId);
+      throw invalid('Give at least one field to change');
+    }
+    return edit(ctx, action, projectId, { store, locale, edits }, 'edit');
   }
 
   return {
@@ -81,12 +114,10 @@ export function createListingsService({ db, clock, projects, writer }: ListingsS
       edits: FieldEdits,
     ): Promise<EditResult> {
       authorize(ctx, 'listings.update');
-      if (Object.keys(edits).length === 0) {
-        await projects.require(ctx, projectId);
-        throw invalid('Give at least one field to change');
-      }
-      return edit(ctx, projectId, { store, locale, edits }, 'edit');
+      return updateAs(ctx, 'listings.update', projectId, store, locale, edits);
     },
+
+    updateAs,
 
     /**
      * Deletes the local locale. A locale the store has (any base value) stays as a removal that
@@ -100,6 +131,9 @@ export function createListingsService({ db, clock, projects, writer }: ListingsS
         const inStore = Object.values(listing.fields).some((f) => f.base !== null);
         if (inStore) await repo.setStatus(trx, row.id, 'removed', clock.now().toISOString());
         else await repo.delete(trx, row.id);
+        await audit.record(trx, ctx, 'listings.delete', listingTarget(projectId, store, locale), {
+          pendingStoreRemoval: inStore,
+        });
         return { deleted: true, pendingStoreRemoval: inStore };
       });
     },
@@ -148,7 +182,7 @@ export function createListingsService({ db, clock, projects, writer }: ListingsS
       if (entry === undefined || entry.store !== store || entry.locale !== locale)
         throw notFound('History entry');
       const edits = { [entry.field]: input.to === 'after' ? entry.new_value : entry.old_value };
-      return edit(ctx, projectId, { store, locale, edits }, 'revert');
+      return edit(ctx, 'listings.revert', projectId, { store, locale, edits }, 'revert');
     },
 
     /**
@@ -202,6 +236,7 @@ export function createListingsService({ db, clock, projects, writer }: ListingsS
         throw invalid('Nothing to copy: the source listing has no text in the mapped fields');
       const result = await edit(
         ctx,
+        'listings.copy',
         projectId,
         { store: input.to.store, locale: toLocale, edits },
         'copy',

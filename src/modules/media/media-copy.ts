@@ -18,6 +18,7 @@ import type { Project, ProjectsService } from '../projects/index.js';
 import { factsOfBlob } from './file-inspection.js';
 import { requireLinked, toSlots, type createSlotWriter } from './media-slots.js';
 import type { MediaSlot } from './media.js';
+import type { AuditLog } from '../audit/index.js';
 import { mediaRepository as repo } from './media.repository.js';
 import { checkFile, countBreak, displayTypeForSize, slotRule } from './slots.js';
 
@@ -27,6 +28,7 @@ export interface MediaCopyDeps {
   db: Executor;
   clock: Clock;
   projects: Pick<ProjectsService, 'require'>;
+  audit: Pick<AuditLog, 'record'>;
   writeProject: SlotWriter['writeProject'];
   writeSlot: SlotWriter['writeSlot'];
 }
@@ -45,7 +47,7 @@ function targetSlotType(from: Store, to: Store, slot: MediaSlot): string | undef
   return first?.width && first.height ? displayTypeForSize(first.width, first.height, '') : undefined;
 }
 
-export function createMediaCopy({ db, clock, projects, writeProject, writeSlot }: MediaCopyDeps) {
+export function createMediaCopy({ db, clock, projects, audit, writeProject, writeSlot }: MediaCopyDeps) {
   /** Target locales of a copy: one, or with "*" every locale the target store knows in the project. */
   async function targetLocales(
     project: Project,
@@ -179,6 +181,13 @@ export function createMediaCopy({ db, clock, projects, writeProject, writeSlot }
           );
         }
       }
+      await audit.record(
+        trx,
+        ctx,
+        'media.copy',
+        { type: 'mediaSlot', id: `${input.from.store}/${input.from.locale}`, projectId },
+        { to: { store: input.to.store, locales }, slots: wanted.map(({ slot, target }) => `${slot.slotType}:${target}`) },
+      );
       return written;
     });
     return {

@@ -12,6 +12,7 @@ import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { isStoreLocale, STORE_LABEL, unknownLocaleMessage, type Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
+import type { AuditLog } from '../audit/index.js';
 import type { OrganizationsRepository } from '../organizations/index.js';
 import { isLinked, STORE_IDENTIFIER, type Project, type ProjectsService } from '../projects/index.js';
 import { fastlanePath, placeOf, shadowedByFramed, type MediaFile } from './fastlane-media.js';
@@ -126,6 +127,7 @@ export function createMediaTransfer(deps: {
   blobs: BlobStore;
   projects: Pick<ProjectsService, 'require'>;
   organizations: Pick<OrganizationsRepository, 'find'>;
+  audit: Pick<AuditLog, 'record'>;
 }) {
   const { db, clock, blobs, projects } = deps;
   const ingest = createIngest({ db, clock, blobs });
@@ -173,6 +175,13 @@ export function createMediaTransfer(deps: {
             items: items.length,
           });
         }
+        await deps.audit.record(
+          trx,
+          ctx,
+          'media.import',
+          { type: 'project', id: projectId },
+          { slots: written.map((w) => `${w.store}/${w.locale}/${w.slotType}`) },
+        );
         return written;
       })
       .catch(async (error: unknown) => {

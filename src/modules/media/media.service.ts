@@ -11,7 +11,8 @@ import { AppError, invalid, invalidField, notFound } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { isStoreLocale, STORE_LABEL, unknownLocaleMessage, type Store } from '../../shared/stores.js';
-import { authorize, type RequestContext } from '../access/index.js';
+import { authorize, type OperationId, type RequestContext } from '../access/index.js';
+import type { AuditLog } from '../audit/index.js';
 import type { OrganizationsRepository } from '../organizations/index.js';
 import { type Project, type ProjectsService } from '../projects/index.js';
 import { createIngest, fileKey, thumbnailKey } from './media-ingest.js';
@@ -27,6 +28,7 @@ export interface MediaServiceDeps {
   blobs: BlobStore;
   projects: Pick<ProjectsService, 'require'>;
   organizations: Pick<OrganizationsRepository, 'find'>;
+  audit: Pick<AuditLog, 'record'>;
 }
 
 /** The file of an upload, opened only once the caller, the project and the slot are checked. */
@@ -43,13 +45,36 @@ export interface Download {
   range: BlobRange | null;
 }
 
-export function createMediaService({ db, clock, blobs, projects, organizations }: MediaServiceDeps) {
+export function createMediaService({
+  db,
+  clock,
+  blobs,
+  projects,
+  organizations,
+  audit,
+}: MediaServiceDeps) {
   const ingest = createIngest({ db, clock, blobs });
   const { readSlot, writeSlot, writeProject, holdAll, checkRoom } = createSlotWriter({
     db,
     clock,
     organizations,
   });
+  /** Records a slot's change as `action`, in the transaction that wrote it. */
+  const recordSlot = (
+    trx: Executor,
+    ctx: RequestContext,
+    action: OperationId,
+    projectId: string,
+    view: MediaSlot,
+  ) =>
+    audit.record(
+      trx,
+      ctx,
+      action,
+      { type: 'mediaSlot', id: `${view.store}/${view.locale}/${view.slotType}`, projectId },
+      { items: view.items.map((item) => item.sha256) },
+    );
+
   /** The slot named by a route, checked: linked store, store locale, known slot type. */
   async function requireSlot(
     ctx: RequestContext,
@@ -134,7 +159,7 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
               created_at: clock.now().toISOString(),
             },
           ]);
-          return writeSlot(trx, ctx, projectId, slot, 'upload', async (current) => {
+          const written = await writeSlot(trx, ctx, projectId, slot, 'upload', async (current) => {
             if (rule.maxItems === 1) {
               replaced = current[0] ?? null;
               return [itemId];
@@ -154,6 +179,8 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
             }
             return [...current, itemId];
           });
+          await recordSlot(trx, ctx, 'media.upload', projectId, written);
+          return written;
         }).catch(async (error: unknown) => {
           // Another upload took the room meanwhile: the bytes stored for this one go at once.
           if (error instanceof AppError && error.code === 'USAGE_LIMIT_EXCEEDED') {
@@ -176,8 +203,8 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
     ): Promise<MediaSlot> {
       authorize(ctx, 'media.reorder');
       await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
-      return writeProject(projectId, (trx) =>
-        writeSlot(trx, ctx, projectId, slot, 'reorder', (current) => {
+      return writeProject(projectId, async (trx) => {
+        const written = await writeSlot(trx, ctx, projectId, slot, 'reorder', (current) => {
           const missing = current.filter((id) => !items.includes(id));
           const unknown = items.filter((id) => !current.includes(id));
           const repeated = items.filter((id, index) => items.indexOf(id) !== index);
@@ -193,8 +220,10 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
             );
           }
           return items;
-        }),
-      );
+        });
+        await recordSlot(trx, ctx, 'media.reorder', projectId, written);
+        return written;
+      });
     },
 
     async remove(
@@ -205,16 +234,18 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
     ): Promise<{ deleted: true; slot: MediaSlot }> {
       authorize(ctx, 'media.delete');
       await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
-      const view = await writeProject(projectId, (trx) =>
-        writeSlot(trx, ctx, projectId, slot, 'remove', (current) => {
+      const view = await writeProject(projectId, async (trx) => {
+        const written = await writeSlot(trx, ctx, projectId, slot, 'remove', (current) => {
           if (!current.includes(itemId)) throw notFound(`Media item ${itemId}`);
           return current.filter((id) => id !== itemId);
-        }),
-      );
+        });
+        await recordSlot(trx, ctx, 'media.delete', projectId, written);
+        return written;
+      });
       return { deleted: true, slot: view };
     },
 
-    copy: createMediaCopy({ db, clock, projects, writeProject, writeSlot }),
+    copy: createMediaCopy({ db, clock, projects, audit, writeProject, writeSlot }),
 
     async history(
       ctx: RequestContext,
@@ -260,7 +291,11 @@ export function createMediaService({ db, clock, blobs, projects, organizations }
         throw notFound('History entry');
       }
       const restored = parseList(input.to === 'after' ? entry.new_items : entry.old_items);
-      return writeProject(projectId, (trx) => writeSlot(trx, ctx, projectId, slot, 'revert', () => restored));
+      return writeProject(projectId, async (trx) => {
+        const written = await writeSlot(trx, ctx, projectId, slot, 'revert', () => restored);
+        await recordSlot(trx, ctx, 'media.revert', projectId, written);
+        return written;
+      });
     },
 
     /** The bytes of a file (or its thumbnail) that a project of the caller's organization uses. */

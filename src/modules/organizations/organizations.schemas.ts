@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { EntriesPage, Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
+import { EntriesPage, Nullable, Ok, PageQuery, StringEnum, Timestamp } from '../../http/schemas.js';
 import { NAME_MAX } from './organization.js';
 import { PLAN_NAMES } from './plans.js';
 
@@ -63,6 +63,23 @@ export const UpdateOrganizationResponse = Ok(
   Type.Object({ id: Type.String(), name: Type.String(), settings: Settings }),
 );
 
+/** The audit log's filters (design.md §15), for the page and the CSV alike. */
+export const AuditLogFilter = Type.Object({
+  actor: Type.Optional(Type.String({ maxLength: 64, description: 'A member id: what that member did' })),
+  projectId: Type.Optional(Type.String({ maxLength: 64, description: 'Changes made in this project' })),
+  action: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z][A-Za-z.]*$',
+      maxLength: 80,
+      description: 'An operation id (`listings.update`), or a prefix ending in `.` (`listings.`)',
+    }),
+  ),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Entries at or after this time' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Entries before this time' })),
+});
+
+export const AuditLogQuery = Type.Object({ ...PageQuery().properties, ...AuditLogFilter.properties });
+
 export const AuditLogResponse = EntriesPage(
   Type.Object({
     id: Type.String(),
@@ -70,9 +87,18 @@ export const AuditLogResponse = EntriesPage(
       memberId: Nullable(Type.String()),
       keyId: Nullable(Type.String()),
       operator: Nullable(Type.String({ description: 'The operator when no member acted, e.g. cli:alice' })),
+      name: Nullable(
+        Type.String({ description: "The member's name, or the operator's label, as it was at the time" }),
+      ),
     }),
     action: Type.String({ description: 'The operation id, e.g. members.updateRole' }),
     target: Type.Object({ type: Type.String(), id: Type.String() }),
+    project: Nullable(
+      Type.Object(
+        { id: Type.String(), name: Nullable(Type.String()) },
+        { description: 'The project the change was made in, by its name then' },
+      ),
+    ),
     details: Nullable(Type.Record(Type.String(), Type.Unknown())),
     createdAt: Timestamp,
   }),

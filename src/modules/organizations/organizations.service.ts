@@ -2,7 +2,7 @@
 import type { Executor } from '../../db/database.js';
 import { notFound } from '../../errors.js';
 import { authorize, type RequestContext } from '../access/index.js';
-import type { AuditLog } from '../audit/index.js';
+import { auditCsv, type AuditFilter, type AuditLog } from '../audit/index.js';
 import type { MembersRepository } from '../members/index.js';
 import {
   mergeSettings,
@@ -107,9 +107,15 @@ export function createOrganizationsService({ db, clock, audit, members, invites 
       });
     },
 
-    async auditLog(ctx: RequestContext, page: { limit: number; offset: number }) {
+    async auditLog(ctx: RequestContext, filter: AuditFilter, page: { limit: number; offset: number }) {
       authorize(ctx, 'auditLog.list');
-      return audit.list(db, ctx.organizationId, page);
+      return audit.list(db, ctx.organizationId, filter, page);
+    },
+
+    /** The same entries as CSV text, produced as they are read; refused before any is read. */
+    auditLogCsv(ctx: RequestContext, filter: AuditFilter): AsyncGenerator<string> {
+      authorize(ctx, 'auditLog.export');
+      return auditCsv(audit.all(db, ctx.organizationId, filter));
     },
   };
 }

@@ -139,8 +139,7 @@ export function createProjectsService({
       authorize(ctx, 'projects.delete');
       await db.transaction().execute(async (trx) => {
         const row = await requireRow(trx, ctx, projectId);
-        if (!(await projects.delete(trx, ctx.organizationId, projectId))) throw notFound('Project');
-        await organizations.releaseProjectSlot(trx, ctx.organizationId);
+        // Recorded first, while the project still has its name; rolled back with the delete if it fails.
         await audit.record(
           trx,
           ctx,
@@ -148,6 +147,8 @@ export function createProjectsService({
           { type: 'project', id: projectId },
           { name: row.name },
         );
+        if (!(await projects.delete(trx, ctx.organizationId, projectId))) throw notFound('Project');
+        await organizations.releaseProjectSlot(trx, ctx.organizationId);
       });
     },
 

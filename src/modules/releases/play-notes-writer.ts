@@ -20,8 +20,16 @@ import {
   snapshotsOf,
 } from './release-rules.js';
 
-export function createPlayNotesWriter(deps: Pick<ReleasesServiceDeps, 'db' | 'clock' | 'projects'>) {
-  const { db, clock, projects } = deps;
+/** The operation each way of writing notes is audited as; an import's entry is the import's own. */
+const ACTION_OF = {
+  edit: 'releaseNotes.updatePlay',
+  revert: 'releaseNotes.revert',
+  copy: 'releaseNotes.copy',
+  import: null,
+} as const;
+
+export function createPlayNotesWriter(deps: Pick<ReleasesServiceDeps, 'db' | 'clock' | 'projects' | 'audit'>) {
+  const { db, clock, projects, audit } = deps;
   /**
    * Writes Google Play notes, all or nothing: every entry is checked first (the release, the
    * language, its listing, never empty, at most 500 characters), each problem named by
@@ -146,6 +154,16 @@ export function createPlayNotesWriter(deps: Pick<ReleasesServiceDeps, 'db' | 'cl
         views.push({ track: entry.track, versionCode: entry.versionCode, ...noteView(row) });
       }
       await repo.insertHistory(trx, history);
+      const action = ACTION_OF[source];
+      if (action !== null) {
+        await audit.record(
+          trx,
+          ctx,
+          action,
+          { type: 'releaseNotes', id: 'playstore', projectId },
+          { notes: resolved.map((e) => `${e.track}/${e.versionCode}/${e.locale}`) },
+        );
+      }
       return views;
     });
   };

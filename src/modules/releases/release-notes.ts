@@ -119,7 +119,9 @@ export function createReleaseNotes(deps: ReleasesServiceDeps, writePlayNotes: Wr
           [{ field: 'versionString', message: "an app's first version has no What's New" }],
         );
       }
-      return deps.updateListing(ctx, projectId, 'appstore', locale, { whatsNew: text });
+      return deps.updateListing(ctx, 'releaseNotes.updateAppStore', projectId, 'appstore', locale, {
+        whatsNew: text,
+      });
     },
 
     /** Google Play: the notes of the track's release holding `versionCode`, in one language. */

@@ -13,7 +13,8 @@ import type { Executor } from '../../db/database.js';
 import { invalidField } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Store } from '../../shared/stores.js';
-import type { RequestContext } from '../access/index.js';
+import type { OperationId, RequestContext } from '../access/index.js';
+import type { AuditLog } from '../audit/index.js';
 import type { FieldEdits } from '../listings/index.js';
 import { isLinked, type Project, type ProjectsService } from '../projects/index.js';
 import { releasesRepository as repo, type NoteRow } from './releases.repository.js';
@@ -65,9 +66,11 @@ export interface ReleasesServiceDeps {
   clock: Clock;
   projects: Pick<ProjectsService, 'require'>;
   credentials: { connectorFor(organizationId: string, store: Store): Promise<StoreConnector | null> };
-  /** The listings' partial update: App Store What's New is the listing field `whatsNew`. */
+  audit: Pick<AuditLog, 'record'>;
+  /** The listings' partial update, audited as `action`: App Store What's New is the field `whatsNew`. */
   updateListing: (
     ctx: RequestContext,
+    action: OperationId,
     projectId: string,
     store: Store,
     locale: string,

@@ -74,11 +74,20 @@ export function createReleasesService(deps: ReleasesServiceDeps) {
         );
       }
       const releases = await connector.readReleases(appId);
-      await repo.putSnapshot(db, {
-        project_id: projectId,
-        store: 'appstore',
-        data: JSON.stringify(releases),
-        read_at: clock.now().toISOString(),
+      await db.transaction().execute(async (trx) => {
+        await repo.putSnapshot(trx, {
+          project_id: projectId,
+          store: 'appstore',
+          data: JSON.stringify(releases),
+          read_at: clock.now().toISOString(),
+        });
+        await deps.audit.record(
+          trx,
+          ctx,
+          'releases.create',
+          { type: 'version', id: version.id, projectId },
+          { versionString },
+        );
       });
       ctx.log.info({ projectId, versionString }, 'app store version created');
       return { version, versions: versionsView(releases.versions) };

@@ -99,7 +99,13 @@ export function createPasskeysService(deps: PasskeysServiceDeps) {
         })),
         authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
       });
-      await sessions.setRegistrationChallenge(db, sessionId, options.challenge);
+      await db.transaction().execute(async (trx) => {
+        await sessions.setRegistrationChallenge(trx, sessionId, options.challenge);
+        await audit.record(trx, ctx, 'dashboard.passkeys.registrationOptions', {
+          type: 'session',
+          id: sessionId,
+        });
+      });
       return options;
     },
 

@@ -215,7 +215,10 @@ export function createSessionsService(deps: SessionsServiceDeps) {
     /** Ends one of the caller's own sessions (sign out a device). */
     async end(ctx: RequestContext, sessionId: string): Promise<void> {
       authorize(ctx, 'dashboard.sessions.delete');
-      if (!(await sessions.end(db, ctx.principal.memberId, sessionId))) throw notFound('Session');
+      await db.transaction().execute(async (trx) => {
+        if (!(await sessions.end(trx, ctx.principal.memberId, sessionId))) throw notFound('Session');
+        await audit.record(trx, ctx, 'dashboard.sessions.delete', { type: 'session', id: sessionId });
+      });
     },
 
     /** Ends the session of this request (sign out). */
@@ -224,13 +227,22 @@ export function createSessionsService(deps: SessionsServiceDeps) {
       const id = ctx.principal.sessionId;
       if (id === undefined)
         throw invalidField('session', 'this request carries no session cookie, only an API key');
-      await sessions.end(db, ctx.principal.memberId, id);
+      await db.transaction().execute(async (trx) => {
+        await sessions.end(trx, ctx.principal.memberId, id);
+        await audit.record(trx, ctx, 'dashboard.session.delete', { type: 'session', id });
+      });
     },
 
     /** Ends every session of the caller: "sign out everywhere". */
     async endAll(ctx: RequestContext): Promise<void> {
       authorize(ctx, 'dashboard.sessions.deleteAll');
-      await sessions.endOfMember(db, ctx.organizationId, ctx.principal.memberId);
+      await db.transaction().execute(async (trx) => {
+        await sessions.endOfMember(trx, ctx.organizationId, ctx.principal.memberId);
+        await audit.record(trx, ctx, 'dashboard.sessions.deleteAll', {
+          type: 'member',
+          id: ctx.principal.memberId,
+        });
+      });
     },
 
     /** A one-time sign-in link for a member of the caller's organization (admins). */

@@ -6,6 +6,7 @@
  * found by its lapsed lease: resumed when it had not written to a store yet or is a push (which
  * resumes with the changeset it started with), failed otherwise.
  */
+import type { AuditLog } from '../audit/index.js';
 import type { Logger } from 'pino';
 import type { Executor } from '../../db/database.js';
 import { AppError, notFound } from '../../errors.js';
@@ -53,6 +54,7 @@ export interface BackgroundOperationsDeps {
   push: Pick<PushService, 'plan'>;
   diffs: Pick<Diffs, 'pending'>;
   approvals: Pick<Approvals, 'assertPushAllowed'>;
+  audit: Pick<AuditLog, 'record'>;
 }
 
 export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
@@ -119,7 +121,16 @@ export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
         throw new AppError('CONFLICT', `The operation has already finished (${row.status})`);
       }
       const now = clock.now().toISOString();
-      await ops.requestCancel(db, operationId, now, JSON.stringify({ cancelled: 'before it started' }));
+      await db.transaction().execute(async (trx) => {
+        await ops.requestCancel(trx, operationId, now, JSON.stringify({ cancelled: 'before it started' }));
+        await deps.audit.record(
+          trx,
+          ctx,
+          'operations.cancel',
+          { type: 'operation', id: operationId, projectId },
+          { kind: row.kind, was: row.status },
+        );
+      });
       ctx.log.info({ operationId }, 'cancel requested');
       return recordOf((await ops.findById(db, operationId))!);
     },

@@ -12,7 +12,7 @@ import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { Store } from '../../shared/stores.js';
 import type { RequestContext } from '../access/index.js';
-import { actorOf } from '../audit/index.js';
+import { actorOf, type AuditLog } from '../audit/index.js';
 import type { EventType, Outbox } from '../events/index.js';
 import type { Project } from '../projects/index.js';
 import { operationsRepository as ops } from './operations.repository.js';
@@ -54,9 +54,10 @@ export function createOperationRunner(deps: {
   db: Executor;
   clock: Clock;
   outbox: Outbox;
+  audit: Pick<AuditLog, 'record'>;
   lockWaitMs?: number;
 }) {
-  const { db, clock, outbox } = deps;
+  const { db, clock, outbox, audit } = deps;
   const lockWaitMs = deps.lockWaitMs ?? 60_000;
   const leaseEnd = () => new Date(clock.now().getTime() + LEASE_MS).toISOString();
 
@@ -113,13 +114,19 @@ export function createOperationRunner(deps: {
           'failed',
           { error: message },
           run.failureEvents(message),
+          undefined,
+          { ctx, projectId: project.id, kind: run.kind },
         );
         throw error;
       }
       await progress.flush();
       const { status: reported, ...outcome } = result;
       const status = progress.cancelled() ? 'cancelled' : reported;
-      await finish(ctx.organizationId, operationId, status, outcome, run.events(outcome as T, status));
+      await finish(ctx.organizationId, operationId, status, outcome, run.events(outcome as T, status), undefined, {
+        ctx,
+        projectId: project.id,
+        kind: run.kind,
+      });
       ctx.log.info({ operationId, kind: run.kind, status }, `${run.kind} finished`);
       return outcome as T;
     } finally {
@@ -130,7 +137,8 @@ export function createOperationRunner(deps: {
 
   /**
    * Records an operation's end and its events in one transaction; with `onlyIf`, only when the
-   * operation is still in that status (answers whether it was recorded).
+   * operation is still in that status (answers whether it was recorded). With `audited`, the
+   * requester's audit entry of the sync or push, with its outcome, goes in the same transaction.
    */
   async function finish(
     organizationId: string,
@@ -139,6 +147,7 @@ export function createOperationRunner(deps: {
     outcome: object,
     events: OperationEvent[],
     onlyIf?: { status: string; leaseExpiresAt?: string | null },
+    audited?: { ctx: RequestContext; projectId: string; kind: OperationShape['kind'] },
   ): Promise<boolean> {
     return db.transaction().execute(async (trx) => {
       const finished = await ops.finish(
@@ -150,6 +159,15 @@ export function createOperationRunner(deps: {
       if (!finished) return false;
       for (const event of events) {
         await outbox.emit(trx, organizationId, event.type, { operationId, ...event.data });
+      }
+      if (audited !== undefined) {
+        await audit.record(
+          trx,
+          audited.ctx,
+          audited.kind === 'sync' ? 'projects.sync' : 'projects.push',
+          { type: 'operation', id: operationId, projectId: audited.projectId },
+          { status, ...outcome },
+        );
       }
       return true;
     });

@@ -158,14 +158,16 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     async test(ctx: RequestContext, id: string) {
       authorize(ctx, 'webhooks.test');
       await requireWebhook(ctx, id);
-      const deliveryId = await db.transaction().execute((trx) =>
-        queueDelivery(trx, { clock, queue }, id, {
+      const deliveryId = await db.transaction().execute(async (trx) => {
+        const queued = await queueDelivery(trx, { clock, queue }, id, {
           id: newId('evt'),
           type: 'webhook.test',
           data: { webhookId: id, message: 'A test delivery from appmeta' },
           createdAt: clock.now().toISOString(),
-        }),
-      );
+        });
+        await audit.record(trx, ctx, 'webhooks.test', { type: 'webhook', id }, { deliveryId: queued });
+        return queued;
+      });
       queue.wake('webhook.deliver');
       return this.delivery(ctx, id, deliveryId);
     },

@@ -886,9 +886,29 @@ export interface paths {
         };
         /**
          * Read the audit log
-         * @description Admin only. Every state change of the organization, newest first.
+         * @description Admin only. Every state change of the organization, newest first: who (with their name then), what (the operation id), in which project. Filters combine.
          */
         get: operations["auditLog.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization/audit-log.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the audit log as CSV
+         * @description Admin only. The entries the same filters select, newest first, as CSV (RFC 4180, header row), streamed as they are read.
+         */
+        get: operations["auditLog.export"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5653,6 +5673,16 @@ export interface operations {
                 /** @description 1..100 */
                 limit?: number;
                 offset?: number;
+                /** @description A member id: what that member did */
+                actor?: string;
+                /** @description Changes made in this project */
+                projectId?: string;
+                /** @description An operation id (`listings.update`), or a prefix ending in `.` (`listings.`) */
+                action?: string;
+                /** @description Entries at or after this time */
+                from?: string;
+                /** @description Entries before this time */
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -5676,6 +5706,7 @@ export interface operations {
                                     memberId: string | null;
                                     keyId: string | null;
                                     operator: string | null;
+                                    name: string | null;
                                 };
                                 /** @description The operation id, e.g. members.updateRole */
                                 action: string;
@@ -5683,6 +5714,10 @@ export interface operations {
                                     type: string;
                                     id: string;
                                 };
+                                project: {
+                                    id: string;
+                                    name: string | null;
+                                } | null;
                                 details: {
                                     [key: string]: unknown;
                                 } | null;
@@ -5697,6 +5732,55 @@ export interface operations {
                             offset: number;
                         };
                     };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "auditLog.export": {
+        parameters: {
+            query?: {
+                /** @description A member id: what that member did */
+                actor?: string;
+                /** @description Changes made in this project */
+                projectId?: string;
+                /** @description An operation id (`listings.update`), or a prefix ending in `.` (`listings.`) */
+                action?: string;
+                /** @description Entries at or after this time */
+                from?: string;
+                /** @description Entries before this time */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries, as an attachment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description The error envelope */

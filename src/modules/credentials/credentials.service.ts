@@ -187,15 +187,17 @@ export function createCredentialsService({
     async verify(ctx: RequestContext, store: Store | 'deepl') {
       authorize(ctx, 'credentials.verify');
       const answer = await askStore(ctx, store);
-      await db.transaction().execute((trx) =>
-        audit.record(
-          trx,
-          ctx,
-          'credentials.verify',
-          { type: 'credentials', id: store },
-          { verified: answer.verified, ...(answer.error !== undefined && { code: answer.error.code }) },
-        ),
-      );
+      await db
+        .transaction()
+        .execute((trx) =>
+          audit.record(
+            trx,
+            ctx,
+            'credentials.verify',
+            { type: 'credentials', id: store },
+            { verified: answer.verified, ...(answer.error !== undefined && { code: answer.error.code }) },
+          ),
+        );
       return answer;
     },
 

@@ -186,7 +186,10 @@ export function createMediaCopy({ db, clock, projects, audit, writeProject, writ
         ctx,
         'media.copy',
         { type: 'mediaSlot', id: `${input.from.store}/${input.from.locale}`, projectId },
-        { to: { store: input.to.store, locales }, slots: wanted.map(({ slot, target }) => `${slot.slotType}:${target}`) },
+        {
+          to: { store: input.to.store, locales },
+          slots: wanted.map(({ slot, target }) => `${slot.slotType}:${target}`),
+        },
       );
       return written;
     });

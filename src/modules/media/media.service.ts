@@ -45,14 +45,7 @@ export interface Download {
   range: BlobRange | null;
 }
 
-export function createMediaService({
-  db,
-  clock,
-  blobs,
-  projects,
-  organizations,
-  audit,
-}: MediaServiceDeps) {
+export function createMediaService({ db, clock, blobs, projects, organizations, audit }: MediaServiceDeps) {
   const ingest = createIngest({ db, clock, blobs });
   const { readSlot, writeSlot, writeProject, holdAll, checkRoom } = createSlotWriter({
     db,

@@ -28,7 +28,9 @@ const ACTION_OF = {
   import: null,
 } as const;
 
-export function createPlayNotesWriter(deps: Pick<ReleasesServiceDeps, 'db' | 'clock' | 'projects' | 'audit'>) {
+export function createPlayNotesWriter(
+  deps: Pick<ReleasesServiceDeps, 'db' | 'clock' | 'projects' | 'audit'>,
+) {
   const { db, clock, projects, audit } = deps;
   /**
    * Writes Google Play notes, all or nothing: every entry is checked first (the release, the

@@ -122,11 +122,19 @@ export function createOperationRunner(deps: {
       await progress.flush();
       const { status: reported, ...outcome } = result;
       const status = progress.cancelled() ? 'cancelled' : reported;
-      await finish(ctx.organizationId, operationId, status, outcome, run.events(outcome as T, status), undefined, {
-        ctx,
-        projectId: project.id,
-        kind: run.kind,
-      });
+      await finish(
+        ctx.organizationId,
+        operationId,
+        status,
+        outcome,
+        run.events(outcome as T, status),
+        undefined,
+        {
+          ctx,
+          projectId: project.id,
+          kind: run.kind,
+        },
+      );
       ctx.log.info({ operationId, kind: run.kind, status }, `${run.kind} finished`);
       return outcome as T;
     } finally {

@@ -45,6 +45,17 @@ export const EntriesPage = <T extends TSchema>(entry: T) =>
     }),
   );
 
+/** Who made a change of a history: a member, the operator, or (for a sync) the store. */
+export const HistoryActor = Type.Object({
+  memberId: Nullable(Type.String()),
+  operator: Nullable(Type.String({ description: 'The operator when no member acted, e.g. cli:alice' })),
+  name: Nullable(
+    Type.String({
+      description: "The member's name (null once they left), the operator's label, or `App Store`/`Google Play` for a sync",
+    }),
+  ),
+});
+
 /** Error responses every authenticated route can give; routes add their own success codes. */
 export const ERRORS = { '4xx': ErrorRef, '5xx': ErrorRef } as const;
 

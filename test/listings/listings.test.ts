@@ -289,9 +289,13 @@ describe('history and revert', () => {
       old: 'Météo',
       new: 'Météo Pro',
       source: 'edit',
-      actor: { memberId: member.id },
+      actor: { memberId: member.id, operator: null, name: expect.stringMatching(/^member /) },
     });
-    expect(titleChanges[1]).toMatchObject({ old: null, new: 'Météo', actor: { memberId: admin.id } });
+    expect(titleChanges[1]).toMatchObject({
+      old: null,
+      new: 'Météo',
+      actor: { memberId: admin.id, name: 'Admin' },
+    });
 
     const undo = await admin.api.post(`${url}/revert`, { historyId: titleChanges[0].id });
     expect(undo.status).toBe(200);

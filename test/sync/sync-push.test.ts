@@ -61,6 +61,20 @@ describe('sync from both stores', () => {
       lastSyncedAt: expect.stringMatching(/Z$/),
     });
     expect(emu.play.openEdits()).toEqual([]); // the read-only edit was deleted
+    // The history names the store a sync read the text from; the audit log, who asked for it.
+    const history = await admin.api.get(`/api/v1/projects/${project}/listings/appstore/en-US/history`);
+    expect(history.body.data.entries[0]).toMatchObject({
+      source: 'sync',
+      actor: { memberId: admin.id, name: 'App Store' },
+    });
+    const audit = await admin.api.get(
+      `/api/v1/organization/audit-log?action=projects.sync&projectId=${project}`,
+    );
+    expect(audit.body.data.entries).toHaveLength(1);
+    expect(audit.body.data.entries[0]).toMatchObject({
+      actor: { memberId: admin.id, name: 'Admin' },
+      details: { status: 'succeeded', syncedLocales: ['de-DE', 'en-US'] },
+    });
   });
 });
 

@@ -9,3 +9,4 @@ export {
   type AuditTarget,
 } from './audit.js';
 export { auditCsv } from './audit-csv.js';
+export { historyActor, type HistoryActor, type HistoryActorRow } from './history-actor.js';

@@ -1,3 +1,4 @@
+import type { HistoryActor } from '../audit/index.js';
 import type { Executor } from '../../db/database.js';
 import type { Store } from '../../shared/stores.js';
 import type { MediaChanges } from '../media/index.js';
@@ -32,7 +33,7 @@ export interface HistoryEntry {
   old: string | null;
   new: string | null;
   source: EditSource;
-  actor: { memberId: string | null; operator: string | null };
+  actor: HistoryActor;
   createdAt: string;
 }
 

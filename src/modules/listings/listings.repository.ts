@@ -161,14 +161,16 @@ export async function listHistory(
   const [rows, count] = await Promise.all([
     db
       .selectFrom('listing_history')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('store', '=', store)
-      .where('locale', '=', locale)
+      .leftJoin('members', 'members.id', 'listing_history.actor_member_id')
+      .selectAll('listing_history')
+      .select('members.name as actor_name')
+      .where('listing_history.project_id', '=', projectId)
+      .where('listing_history.store', '=', store)
+      .where('listing_history.locale', '=', locale)
       // One write stamps all its fields with one time: name them in a fixed order, not by random id.
-      .orderBy('created_at', 'desc')
-      .orderBy('field')
-      .orderBy('id', 'desc')
+      .orderBy('listing_history.created_at', 'desc')
+      .orderBy('listing_history.field')
+      .orderBy('listing_history.id', 'desc')
       .limit(page.limit)
       .offset(page.offset)
       .execute(),

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { EntriesPage, Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
+import { EntriesPage, HistoryActor, Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
 import { MediaChangesSchema } from '../media/index.js';
 import { APPSTORE_FIELDS, PLAYSTORE_FIELDS, type FieldRule } from '../../shared/listing-fields.js';
 
@@ -110,10 +110,7 @@ export const HistoryResponse = EntriesPage(
     old: Nullable(Type.String()),
     new: Nullable(Type.String()),
     source: StringEnum(['edit', 'revert', 'copy', 'import', 'translation', 'sync', 'push']),
-    actor: Type.Object({
-      memberId: Nullable(Type.String()),
-      operator: Nullable(Type.String({ description: 'The operator when no member acted, e.g. cli:alice' })),
-    }),
+    actor: HistoryActor,
     createdAt: Timestamp,
   }),
 );

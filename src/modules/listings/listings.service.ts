@@ -4,7 +4,7 @@ import { invalid, invalidField, notFound } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { mapLocale, STORE_LABEL, type Store } from '../../shared/stores.js';
 import { authorize, type OperationId, type RequestContext } from '../access/index.js';
-import type { AuditLog } from '../audit/index.js';
+import { historyActor, type AuditLog } from '../audit/index.js';
 import type { ProjectsService } from '../projects/index.js';
 import { CROSS_STORE_FIELDS, fieldNames, isStoreField } from '../../shared/listing-fields.js';
 import type { EditSource, FieldEdits, HistoryEntry, Listing } from './listing.js';
@@ -159,7 +159,7 @@ export function createListingsService({ db, clock, projects, writer, audit }: Li
           old: row.old_value,
           new: row.new_value,
           source: row.source as EditSource,
-          actor: { memberId: row.actor_member_id, operator: row.actor_operator },
+          actor: historyActor(row, store),
           createdAt: row.created_at,
         })),
       };

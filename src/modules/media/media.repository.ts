@@ -256,14 +256,16 @@ async function listHistory(
 ) {
   const base = db
     .selectFrom('media_history')
-    .where('project_id', '=', slot.projectId)
-    .where('store', '=', slot.store)
-    .where('locale', '=', slot.locale)
-    .where('slot_type', '=', slot.slotType);
+    .where('media_history.project_id', '=', slot.projectId)
+    .where('media_history.store', '=', slot.store)
+    .where('media_history.locale', '=', slot.locale)
+    .where('media_history.slot_type', '=', slot.slotType);
   const rows = await base
-    .selectAll()
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .leftJoin('members', 'members.id', 'media_history.actor_member_id')
+    .selectAll('media_history')
+    .select('members.name as actor_name')
+    .orderBy('media_history.created_at', 'desc')
+    .orderBy('media_history.id', 'desc')
     .limit(page.limit)
     .offset(page.offset)
     .execute();

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { EntriesPage, Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
+import { EntriesPage, HistoryActor, Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const StoreParam = StringEnum(['appstore', 'playstore']);
 
@@ -118,7 +118,7 @@ export const MediaHistoryResponse = EntriesPage(
     old: Type.Array(Type.String(), { description: 'SHA-256 of the files before, in order' }),
     new: Type.Array(Type.String()),
     source: Type.String(),
-    actor: Type.Object({ memberId: Nullable(Type.String()), operator: Nullable(Type.String()) }),
+    actor: HistoryActor,
     createdAt: Timestamp,
   }),
 );

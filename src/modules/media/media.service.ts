@@ -12,7 +12,7 @@ import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { isStoreLocale, STORE_LABEL, unknownLocaleMessage, type Store } from '../../shared/stores.js';
 import { authorize, type OperationId, type RequestContext } from '../access/index.js';
-import type { AuditLog } from '../audit/index.js';
+import { historyActor, type AuditLog } from '../audit/index.js';
 import type { OrganizationsRepository } from '../organizations/index.js';
 import { type Project, type ProjectsService } from '../projects/index.js';
 import { createIngest, fileKey, thumbnailKey } from './media-ingest.js';
@@ -259,7 +259,7 @@ export function createMediaService({ db, clock, blobs, projects, organizations, 
           old: shas(row.old_items),
           new: shas(row.new_items),
           source: row.source as MediaEditSource,
-          actor: { memberId: row.actor_member_id, operator: row.actor_operator },
+          actor: historyActor(row, slot.store),
           createdAt: row.created_at,
         })),
       };

@@ -1,3 +1,4 @@
+import type { HistoryActor } from '../audit/index.js';
 import type { Store } from '../../shared/stores.js';
 import type { MediaKind } from './slots.js';
 
@@ -62,6 +63,6 @@ export interface MediaHistoryEntry {
   old: string[];
   new: string[];
   source: MediaEditSource;
-  actor: { memberId: string | null; operator: string | null };
+  actor: HistoryActor;
   createdAt: string;
 }

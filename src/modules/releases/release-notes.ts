@@ -5,6 +5,7 @@
 import { AppError, invalidField, notFound } from '../../errors.js';
 import { mapLocale, type Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
+import { historyActor } from '../audit/index.js';
 import { listingsWithFields } from '../listings/index.js';
 import { releasesRepository as repo } from './releases.repository.js';
 import {
@@ -160,7 +161,7 @@ export function createReleaseNotes(deps: ReleasesServiceDeps, writePlayNotes: Wr
           old: row.old_value,
           new: row.new_value,
           source: row.source,
-          actor: { memberId: row.actor_member_id, operator: row.actor_operator },
+          actor: historyActor(row, 'playstore'),
           createdAt: row.created_at,
         })),
       };

@@ -67,16 +67,18 @@ async function history(
   db: Executor,
   key: { projectId: string; track: string; versionCode: string; locale: string },
   page: { limit: number; offset: number },
-): Promise<NoteHistoryRow[]> {
+): Promise<(NoteHistoryRow & { actor_name: string | null })[]> {
   return db
     .selectFrom('release_notes_history')
-    .selectAll()
-    .where('project_id', '=', key.projectId)
-    .where('track', '=', key.track)
-    .where('version_code', '=', key.versionCode)
-    .where('locale', '=', key.locale)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .leftJoin('members', 'members.id', 'release_notes_history.actor_member_id')
+    .selectAll('release_notes_history')
+    .select('members.name as actor_name')
+    .where('release_notes_history.project_id', '=', key.projectId)
+    .where('release_notes_history.track', '=', key.track)
+    .where('release_notes_history.version_code', '=', key.versionCode)
+    .where('release_notes_history.locale', '=', key.locale)
+    .orderBy('release_notes_history.created_at', 'desc')
+    .orderBy('release_notes_history.id', 'desc')
     .limit(page.limit)
     .offset(page.offset)
     .execute();

@@ -1,6 +1,6 @@
 /** Schemas of versions, tracks and release notes (design.md §13). */
 import { Type } from '@sinclair/typebox';
-import { Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
+import { HistoryActor, Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
 import { STORES } from '../../shared/stores.js';
 
 const Version = Type.Object({
@@ -123,7 +123,7 @@ export const NoteHistoryResponse = Ok(
         old: Nullable(Type.String()),
         new: Nullable(Type.String()),
         source: Type.String({ description: 'edit, revert, copy, import or sync' }),
-        actor: Type.Object({ memberId: Nullable(Type.String()), operator: Nullable(Type.String()) }),
+        actor: HistoryActor,
         createdAt: Timestamp,
       }),
     ),

@@ -3200,6 +3200,7 @@ export interface operations {
                                 actor: {
                                     memberId: string | null;
                                     operator: string | null;
+                                    name: string | null;
                                 };
                                 /**
                                  * Format: date-time
@@ -4038,6 +4039,7 @@ export interface operations {
                                 actor: {
                                     memberId: string | null;
                                     operator: string | null;
+                                    name: string | null;
                                 };
                                 /**
                                  * Format: date-time
@@ -4576,6 +4578,7 @@ export interface operations {
                                 actor: {
                                     memberId: string | null;
                                     operator: string | null;
+                                    name: string | null;
                                 };
                                 /**
                                  * Format: date-time

@@ -51,7 +51,8 @@ export const HistoryActor = Type.Object({
   operator: Nullable(Type.String({ description: 'The operator when no member acted, e.g. cli:alice' })),
   name: Nullable(
     Type.String({
-      description: "The member's name (null once they left), the operator's label, or `App Store`/`Google Play` for a sync",
+      description:
+        "The member's name (null once they left), the operator's label, or `App Store`/`Google Play` for a sync",
     }),
   ),
 });

@@ -12,6 +12,7 @@ import { createCredentialsService } from './modules/credentials/index.js';
 import { createIdempotencyService } from './modules/idempotency/index.js';
 import { createInviteAcceptance, createInvitesService } from './modules/invites/index.js';
 import {
+  createApprovalRequests,
   createApprovals,
   createDiffs,
   createFastlaneTransfer,
@@ -114,6 +115,7 @@ export function createServices(deps: ServiceDeps) {
     deps.translationProvider ?? createDeepLProvider({ serverUrl: deps.config.deeplApiUrl });
   const diffs = createDiffs({ db, projects, organizations, releaseNotes: releaseNotesChangesOf });
   const approvals = createApprovals({ clock, audit, projects, diffs, writer, outbox });
+  const approvalRequests = createApprovalRequests({ db, clock, audit, projects, diffs, writer, outbox });
   const credentials = createCredentialsService({
     db,
     clock,
@@ -238,6 +240,7 @@ export function createServices(deps: ServiceDeps) {
     releases,
     diffs,
     approvals,
+    approvalRequests,
     fastlane: createFastlaneTransfer({
       db,
       audit,

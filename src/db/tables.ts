@@ -183,7 +183,6 @@ export interface ApprovalRequestsTable {
   diff_hash: string;
   /** The requesting member; null for the operator. */
   requested_by: string | null;
-  requester_name: string;
   note: string | null;
   /** `open`, `approved` (an approval closed it) or `superseded` (a new change closed it). */
   status: string;

@@ -10,6 +10,7 @@ export type IdPrefix =
   | 'aud'
   | 'op'
   | 'appr'
+  | 'areq'
   | 'lst'
   | 'hist'
   | 'ses'

@@ -40,6 +40,7 @@ beforeAll(async () => {
       '2026_11_27_0013_index_linked_projects',
       '2026_11_27_0014_idempotency_per_caller',
       '2026_11_27_0015_operation_items',
+      '2026_11_28_0016_review_loop',
     ],
   });
   h = await startHarness({ database });

@@ -129,6 +129,13 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
       }),
   ],
   'listings.approve': [X, X, V, (a, s) => a.api.post(`/api/v1/projects/${s.project}/approvals`)],
+  'approvalRequests.create': [
+    X,
+    V,
+    V,
+    (a, s) => a.api.post(`/api/v1/projects/${s.project}/approval-requests`, { note: 'Please look' }),
+  ],
+  'approvalRequests.list': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/approval-requests`)],
   'listings.export': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/export`)],
   'listings.import': [
     X,

@@ -26,7 +26,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
     .addColumn('diff_hash', 'text', (c) => c.notNull())
     .addColumn('requested_by', 'text')
-    .addColumn('requester_name', 'text', (c) => c.notNull())
     .addColumn('note', 'text')
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())

@@ -34,6 +34,8 @@ export const OPERATIONS = {
   'listings.revert': editors,
   'listings.copy': editors,
   'listings.approve': admins,
+  'approvalRequests.create': editors,
+  'approvalRequests.list': anyone,
   'listings.export': anyone,
   'listings.import': editors,
   'locales.list': anyone,

@@ -10,6 +10,7 @@ import { isEmpty } from './changeset.js';
 import type { Diffs, Pending } from './listing-diff.js';
 import type { ListingWriter } from './listing-writer.js';
 import { listingsRepository as repo } from './listings.repository.js';
+import { closeApprovalRequests } from './approval-requests.repository.js';
 
 export interface ApprovalsDeps {
   clock: Clock;
@@ -61,6 +62,11 @@ export function createApprovals({ clock, audit, projects, diffs, writer, outbox 
           created_at: clock.now().toISOString(),
         };
         await repo.insertApproval(trx, approval);
+        await closeApprovalRequests(trx, projectId, {
+          status: 'approved',
+          at: approval.created_at,
+          by: approval.approved_by,
+        });
         await audit.record(
           trx,
           ctx,

@@ -1,4 +1,5 @@
 /** Listings: per-store, per-locale texts, their edits, diff, approvals, sync merge, fastlane, routes. */
+export { createApprovalRequests, type ApprovalRequests } from './approval-requests.js';
 export { createApprovals, type Approvals } from './approvals.js';
 export { planFor, type Changeset, type PushPlan, type ReleaseNotesChanges } from './changeset.js';
 export {

@@ -4,6 +4,7 @@ import { ok } from '../../http/envelope.js';
 import { optionalBody } from '../../http/hooks.js';
 import { contextOf } from '../../http/identity.js';
 import { BEARER, ERRORS, Ok, PageQuery, pageOf, StringEnum } from '../../http/schemas.js';
+import type { ApprovalRequests } from './approval-requests.js';
 import type { Approvals } from './approvals.js';
 import type { FastlaneTransfer } from './fastlane-transfer.js';
 import type { Diffs } from './listing-diff.js';
@@ -25,9 +26,15 @@ const ARCHIVE_TYPES = [
 
 export function listingRoutes(
   app: Api,
-  services: { listings: ListingsService; diffs: Diffs; approvals: Approvals; fastlane: FastlaneTransfer },
+  services: {
+    listings: ListingsService;
+    diffs: Diffs;
+    approvals: Approvals;
+    approvalRequests: ApprovalRequests;
+    fastlane: FastlaneTransfer;
+  },
 ): void {
-  const { listings, diffs, approvals, fastlane } = services;
+  const { listings, diffs, approvals, approvalRequests, fastlane } = services;
 
   app.get('/projects/:projectId/listings', {
     schema: {
@@ -198,6 +205,45 @@ export function listingRoutes(
       reply
         .code(201)
         .send(ok(await approvals.approve(contextOf(request), request.params.projectId, request.body))),
+  });
+
+  app.post('/projects/:projectId/approval-requests', {
+    preValidation: optionalBody,
+    schema: {
+      operationId: 'approvalRequests.create',
+      tags,
+      summary: 'Ask an admin to approve the pending changes',
+      description:
+        'Members and admins. The request is about the changes as they stand (their diff hash); an ' +
+        'approval closes it, and so does any new change. Emits `approval.requested`.',
+      security: BEARER,
+      params: ProjectParams,
+      body: S.ApprovalRequestBody,
+      response: { 201: S.ApprovalRequestResponse, ...ERRORS },
+    },
+    handler: async (request, reply) => {
+      const created = await approvalRequests.request(
+        contextOf(request),
+        request.params.projectId,
+        request.body ?? {},
+      );
+      return reply.code(201).send(ok({ request: created }));
+    },
+  });
+
+  app.get('/projects/:projectId/approval-requests', {
+    schema: {
+      operationId: 'approvalRequests.list',
+      tags,
+      summary: 'The open approval requests',
+      description:
+        'Requests still waiting for an admin, oldest first: each is about the changes now pending.',
+      security: BEARER,
+      params: ProjectParams,
+      response: { 200: S.ApprovalRequestsResponse, ...ERRORS },
+    },
+    handler: async (request) =>
+      ok({ requests: await approvalRequests.list(contextOf(request), request.params.projectId) }),
   });
 
   app.get('/projects/:projectId/export', {

@@ -170,6 +170,32 @@ export const ApprovalResponse = Ok(
   }),
 );
 
+export const ApprovalRequestBody = Type.Object(
+  { note: Type.Optional(Type.String({ maxLength: 2000, description: 'What the admin should know' })) },
+  { additionalProperties: false },
+);
+
+const ApprovalRequestSchema = Type.Object({
+  id: Type.String(),
+  projectId: Type.String(),
+  hash: Type.String({ description: 'The diff hash the request is about' }),
+  note: Nullable(Type.String()),
+  requestedBy: Type.Object({ memberId: Nullable(Type.String()), name: Nullable(Type.String()) }),
+  createdAt: Timestamp,
+  changes: Type.Object(
+    {
+      fields: Type.Integer(),
+      media: Type.Integer({ description: 'Screenshot and preview slots' }),
+      releaseNotes: Type.Integer(),
+      removedLocales: Type.Integer(),
+    },
+    { description: 'What the pending changes hold, per kind' },
+  ),
+});
+
+export const ApprovalRequestResponse = Ok(Type.Object({ request: ApprovalRequestSchema }));
+export const ApprovalRequestsResponse = Ok(Type.Object({ requests: Type.Array(ApprovalRequestSchema) }));
+
 export const ImportQuery = Type.Object({
   path: Type.Optional(
     Type.String({

@@ -332,6 +332,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/approval-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The open approval requests
+         * @description Requests still waiting for an admin, oldest first: each is about the changes now pending.
+         */
+        get: operations["approvalRequests.list"];
+        put?: never;
+        /**
+         * Ask an admin to approve the pending changes
+         * @description Members and admins. The request is about the changes as they stand (their diff hash); an approval closes it, and so does any new change. Emits `approval.requested`.
+         */
+        post: operations["approvalRequests.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{projectId}/export": {
         parameters: {
             query?: never;
@@ -3462,6 +3486,154 @@ export interface operations {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             approvedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "approvalRequests.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            requests: {
+                                id: string;
+                                projectId: string;
+                                /** @description The diff hash the request is about */
+                                hash: string;
+                                note: string | null;
+                                requestedBy: {
+                                    memberId: string | null;
+                                    name: string | null;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /** @description What the pending changes hold, per kind */
+                                changes: {
+                                    fields: number;
+                                    /** @description Screenshot and preview slots */
+                                    media: number;
+                                    releaseNotes: number;
+                                    removedLocales: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "approvalRequests.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description What the admin should know */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            request: {
+                                id: string;
+                                projectId: string;
+                                /** @description The diff hash the request is about */
+                                hash: string;
+                                note: string | null;
+                                requestedBy: {
+                                    memberId: string | null;
+                                    name: string | null;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /** @description What the pending changes hold, per kind */
+                                changes: {
+                                    fields: number;
+                                    /** @description Screenshot and preview slots */
+                                    media: number;
+                                    releaseNotes: number;
+                                    removedLocales: number;
+                                };
+                            };
                         };
                     };
                 };

@@ -91,8 +91,33 @@ describe('push of media', () => {
       await phone(),
       await phone(),
     ]);
+    const preview = await push(project, { dryRun: true });
+    expect(preview.counts).toEqual({
+      appstore: { fields: 0, media: 1, releaseNotes: 0, removedLocales: 0 },
+      playstore: { fields: 0, media: 1, releaseNotes: 0, removedLocales: 0 },
+    });
     const result = await push(project);
     expect(result.failures).toEqual([]);
+    expect(result.written).toEqual([
+      {
+        store: 'appstore',
+        locale: 'en-US',
+        fields: 0,
+        mediaSlots: 1,
+        mediaItems: 3,
+        releaseNotes: 0,
+        failures: 0,
+      },
+      {
+        store: 'playstore',
+        locale: 'en-US',
+        fields: 0,
+        mediaSlots: 1,
+        mediaItems: 2,
+        releaseNotes: 0,
+        failures: 0,
+      },
+    ]);
     expect(result.appStore).toMatchObject({ pushed: true, media: { slots: 1, uploaded: 3, deleted: 0 } });
     expect(result.playStore).toMatchObject({ pushed: true, media: { slots: 1, uploaded: 2, deleted: 0 } });
     expect(appleChecksums()).toEqual(apple.map((i) => i.md5));

@@ -179,10 +179,17 @@ describe('Google Play release notes', () => {
     expect(diff.releaseNotes.production['11']['de-DE']).toEqual({ old: null, new: 'Schnelleres Radar' });
     const preview = (await admin.api.post(`/api/v1/projects/${project}/push`, { dryRun: true })).body.data;
     expect(preview.releaseNoteChangeCount).toBe(2);
+    expect(preview.counts).toEqual({
+      playstore: { fields: 0, media: 0, releaseNotes: 2, removedLocales: 0 },
+    });
 
     const pushed = (await admin.api.post(`/api/v1/projects/${project}/push`, {})).body.data;
     expect(pushed.failures).toEqual([]);
     expect(pushed.playStore).toMatchObject({ pushed: true, releaseNotes: 1 });
+    expect(pushed.written.map((w: any) => [w.store, w.locale, w.releaseNotes])).toEqual([
+      ['playstore', 'de-DE', 1],
+      ['playstore', 'en-US', 1],
+    ]);
     const production = emu.play.apps.get(PACKAGE)!.tracks.get('production')!;
     expect(production).toEqual([
       expect.objectContaining({

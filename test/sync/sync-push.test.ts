@@ -99,12 +99,38 @@ describe('push', () => {
       fullDescription: 'Prévisions.',
     });
 
+    // The confirmation names what will be written, per store and kind.
+    const preview = await admin.api.post(`/api/v1/projects/${project}/push`, { dryRun: true });
+    expect(preview.body.data.counts).toEqual({
+      appstore: { fields: 4, media: 0, releaseNotes: 0, removedLocales: 0 },
+      playstore: { fields: 4, media: 0, releaseNotes: 0, removedLocales: 0 },
+    });
+    const diff = await admin.api.get(`/api/v1/projects/${project}/diff?store=playstore`);
+    expect(diff.body.data.counts).toEqual({
+      playstore: { fields: 4, media: 0, releaseNotes: 0, removedLocales: 0 },
+    });
+
     const res = await admin.api.post(`/api/v1/projects/${project}/push`, {});
     expect(res.status).toBe(200);
+    const locale = (store: string, name: string, fields: number) => ({
+      store,
+      locale: name,
+      fields,
+      mediaSlots: 0,
+      mediaItems: 0,
+      releaseNotes: 0,
+      failures: 0,
+    });
     expect(res.body.data).toEqual({
       pushedLocales: ['en-US', 'fr-FR'],
       appStore: { pushed: true, locales: 2 },
       playStore: { pushed: true, locales: 2 },
+      written: [
+        locale('appstore', 'en-US', 2),
+        locale('appstore', 'fr-FR', 2),
+        locale('playstore', 'en-US', 1),
+        locale('playstore', 'fr-FR', 3),
+      ],
       failures: [],
     });
     const state = emu.appStore.snapshot(APP_ID);

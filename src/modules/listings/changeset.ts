@@ -9,7 +9,7 @@ import type { FieldValues, LocaleChange } from '../../connectors/store-connector
 import type { Store } from '../../shared/stores.js';
 import type { MediaChanges } from '../media/index.js';
 import { fieldNames } from '../../shared/listing-fields.js';
-import type { FieldChange, FieldState } from './listing.js';
+import type { FieldChange, FieldState, KindCounts } from './listing.js';
 import type { FieldRow, ListingWithFields } from './listings.repository.js';
 
 export interface Changeset {
@@ -102,6 +102,34 @@ export function changesetOf(
     releaseNoteChangeCount: notes.count,
     hash,
   };
+}
+
+/**
+ * The counts per store and kind of a diff's parts (the whole diff, or a push's narrowed one):
+ * what a reviewer and a push confirmation name before anything is written.
+ */
+export function countsByStore(parts: {
+  stores: Partial<Record<string, Record<string, Record<string, unknown>>>>;
+  media: Partial<Record<string, Record<string, Record<string, unknown>>>>;
+  releaseNotes: Record<string, Record<string, Record<string, unknown>>>;
+  removedLocales?: Partial<Record<string, string[]>>;
+}): Partial<Record<Store, KindCounts>> {
+  const counts: Partial<Record<Store, KindCounts>> = {};
+  const of = (store: Store) =>
+    (counts[store] ??= { fields: 0, media: 0, releaseNotes: 0, removedLocales: 0 });
+  const inner = (byLocale: Record<string, Record<string, unknown>> | undefined) =>
+    Object.values(byLocale ?? {}).reduce((n, byKey) => n + Object.keys(byKey).length, 0);
+  for (const store of ['appstore', 'playstore'] as const) {
+    const fields = inner(parts.stores[store]);
+    const media = inner(parts.media[store]);
+    const removed = parts.removedLocales?.[store]?.length ?? 0;
+    if (fields > 0) of(store).fields = fields;
+    if (media > 0) of(store).media = media;
+    if (removed > 0) of(store).removedLocales = removed;
+  }
+  const notes = Object.values(parts.releaseNotes).reduce((n, byVersion) => n + inner(byVersion), 0);
+  if (notes > 0) of('playstore').releaseNotes = notes;
+  return counts;
 }
 
 export const isEmpty = (changeset: Changeset) =>

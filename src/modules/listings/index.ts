@@ -1,7 +1,13 @@
 /** Listings: per-store, per-locale texts, their edits, diff, approvals, sync merge, fastlane, routes. */
 export { createApprovalRequests, type ApprovalRequests } from './approval-requests.js';
 export { createApprovals, type Approvals } from './approvals.js';
-export { planFor, type Changeset, type PushPlan, type ReleaseNotesChanges } from './changeset.js';
+export {
+  countsByStore,
+  planFor,
+  type Changeset,
+  type PushPlan,
+  type ReleaseNotesChanges,
+} from './changeset.js';
 export {
   createFastlaneTransfer,
   IMPORT_LIMITS,
@@ -19,12 +25,20 @@ export {
   STORE_FIELDS,
   type FieldRule,
 } from '../../shared/listing-fields.js';
-export type { FieldChange, FieldEdits, Listing, ListingDiff, TextChange, TextsChanged } from './listing.js';
+export type {
+  FieldChange,
+  FieldEdits,
+  KindCounts,
+  Listing,
+  ListingDiff,
+  TextChange,
+  TextsChanged,
+} from './listing.js';
 export { createDiffs, type Diffs, type Pending } from './listing-diff.js';
 export { createListingWriter, type ListingEdits, type ListingWriter } from './listing-writer.js';
 export type { ListingsRepository } from './listings.repository.js';
 export { listingsWithFields } from './listing-reads.js';
 export { listingRoutes } from './listings.routes.js';
-export { ApprovalState, Change, Conflict } from './listings.schemas.js';
+export { ApprovalState, Change, Conflict, KindCountsByStore } from './listings.schemas.js';
 export { createListingsService, type ListingsService } from './listings.service.js';
 export { mergeField, mergeSnapshot, recordPush, type MergeResult } from './store-merge.js';

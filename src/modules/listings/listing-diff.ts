@@ -8,7 +8,13 @@ import { authorize, type RequestContext } from '../access/index.js';
 import { parseSettings, type OrganizationsRepository } from '../organizations/index.js';
 import type { ProjectsService } from '../projects/index.js';
 import { mediaChangesOf } from '../media/index.js';
-import { changesetOf, isEmpty, type Changeset, type ReleaseNotesChanges } from './changeset.js';
+import {
+  changesetOf,
+  countsByStore,
+  isEmpty,
+  type Changeset,
+  type ReleaseNotesChanges,
+} from './changeset.js';
 import type { ListingDiff, StoreDrift } from './listing.js';
 import { listingsRepository as repo } from './listings.repository.js';
 
@@ -68,6 +74,7 @@ export function createDiffs({ db, projects, organizations, releaseNotes }: Diffs
   /** The diff as the API shows it; the hash and approval always cover every store. */
   const diffOf = ({ changeset, approval }: Pending): ListingDiff => ({
     inSync: isEmpty(changeset),
+    counts: countsByStore(changeset),
     changeCount: changeset.changeCount,
     stores: changeset.stores,
     removedLocales: changeset.removedLocales,
@@ -117,6 +124,7 @@ export function createDiffs({ db, projects, organizations, releaseNotes }: Diffs
         mediaChangeCount,
         releaseNotes: store === 'playstore' ? diff.releaseNotes : {},
         releaseNoteChangeCount: notes,
+        counts: diff.counts[store] === undefined ? {} : { [store]: diff.counts[store] },
         inSync:
           changeCount === 0 && mediaChangeCount === 0 && notes === 0 && removedLocales[store] === undefined,
         storeDrift: drift.filter((d) => d.store === store),

@@ -39,8 +39,20 @@ export interface HistoryEntry {
 
 export type { FieldChange } from './listings.schemas.js';
 
+/** How many changes of each kind a store has pending. */
+export interface KindCounts {
+  fields: number;
+  /** Screenshot and preview slots. */
+  media: number;
+  /** Google Play release notes (release × language). */
+  releaseNotes: number;
+  removedLocales: number;
+}
+
 export interface ListingDiff {
   inSync: boolean;
+  /** Per store, how many changes of each kind are pending. */
+  counts: Partial<Record<Store, KindCounts>>;
   changeCount: number;
   /** store → locale → field → change. */
   stores: Partial<Record<Store, Record<string, Record<string, FieldChange>>>>;

@@ -71,9 +71,22 @@ export const Change = Type.Object({
   conflict: Type.Optional(Type.Object({ storeValue: Nullable(Type.String()) })),
 });
 
+/** Per store, how many changes of each kind (design.md §15). */
+export const KindCountsByStore = Type.Record(
+  Type.String(),
+  Type.Object({
+    fields: Type.Integer(),
+    media: Type.Integer({ description: 'Screenshot and preview slots' }),
+    releaseNotes: Type.Integer({ description: 'Google Play release notes (release × language)' }),
+    removedLocales: Type.Integer(),
+  }),
+  { description: 'store → counts per kind; a store without changes is left out' },
+);
+
 export const DiffResponse = Ok(
   Type.Object({
     inSync: Type.Boolean(),
+    counts: KindCountsByStore,
     changeCount: Type.Integer(),
     stores: Type.Record(Type.String(), Type.Record(Type.String(), Type.Record(Type.String(), Change)), {
       description: 'store → locale → field → {old: base, new: working copy}',

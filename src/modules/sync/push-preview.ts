@@ -4,7 +4,7 @@
  */
 import type { Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
-import type { Diffs, ReleaseNotesChanges } from '../listings/index.js';
+import { countsByStore, type Diffs, type ReleaseNotesChanges } from '../listings/index.js';
 import { plannedMediaCalls } from '../../connectors/media-plan.js';
 import type { MediaChanges, StoreMediaService } from '../media/index.js';
 import { notesInLocales } from '../releases/index.js';
@@ -59,15 +59,17 @@ export function createPushPreview(deps: PushPreviewDeps) {
       }
     }
     const { media, mediaChangeCount, uploadBytes } = await mediaPreview(diff.media, stores, locales);
+    const notes = notesPreview(stores.includes('playstore') ? diff.releaseNotes : {}, locales);
     return {
       dryRun: true,
       stores,
+      counts: countsByStore({ stores: changes, media, releaseNotes: notes.releaseNotes }),
       changeCount,
       changes,
       mediaChangeCount,
       uploadBytes,
       media,
-      ...notesPreview(stores.includes('playstore') ? diff.releaseNotes : {}, locales),
+      ...notes,
       approval: diff.approval,
     };
   }

@@ -3,7 +3,7 @@
  * write (texts, What's New's rule, release notes, media) and say the conflicts left out, write it
  * in one connector call, record what the store took, and answer the outcome with every failure.
  */
-import type { PushReport } from '../../connectors/store-connector.js';
+import type { LocaleChange, PushReport, ReleaseNotesChange } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { STORE_LABEL, type Store } from '../../shared/stores.js';
@@ -14,7 +14,7 @@ import type { StoreMediaService } from '../media/index.js';
 import type { Project } from '../projects/index.js';
 import type { ReleasesService } from '../releases/index.js';
 import type { OperationControl } from './operation-runner.js';
-import { appRef, credentialsMissing, type Failure, type PushOutcome } from './sync.js';
+import { appRef, credentialsMissing, type Failure, type LocaleWritten, type PushOutcome } from './sync.js';
 import { storeFailure } from './sync.service.js';
 
 export interface StorePushDeps {
@@ -34,6 +34,8 @@ export interface StorePushResult {
   outcome: PushOutcome;
   locales: string[];
   failures: Failure[];
+  /** Per locale, what was written of each kind. */
+  written: LocaleWritten[];
 }
 
 type MediaPlan = Awaited<ReturnType<StoreMediaService['plan']>>;
@@ -128,15 +130,60 @@ const mediaOutcomeOf = (report: PushReport) => ({
   uploadedBytes: report.uploadedBytes,
 });
 
+/**
+ * What the store took, locale by locale and kind by kind (texts, media, release notes), with the
+ * count of each locale's failures: the table a person reads after a push.
+ */
+export function writtenPerLocale(
+  store: Store,
+  taken: {
+    texts: LocaleChange[];
+    media?: PushReport['media'];
+    notes?: { planned: ReleaseNotesChange[]; results: PushReport['releaseNotes'] };
+  },
+  failures: Failure[],
+): LocaleWritten[] {
+  const rows = new Map<string, LocaleWritten>();
+  const row = (locale: string) => {
+    let found = rows.get(locale);
+    if (found === undefined) {
+      found = { store, locale, fields: 0, mediaSlots: 0, mediaItems: 0, releaseNotes: 0, failures: 0 };
+      rows.set(locale, found);
+    }
+    return found;
+  };
+  for (const change of taken.texts) row(change.locale).fields += Object.keys(change.fields).length;
+  for (const slot of taken.media ?? []) {
+    const target = row(slot.locale);
+    if (slot.failures.length === 0) target.mediaSlots += 1;
+    target.mediaItems += slot.uploaded + slot.deleted;
+  }
+  const notesWritten = new Set(
+    (taken.notes?.results ?? []).filter((r) => r.written).map((r) => `${r.track}/${r.versionCode}`),
+  );
+  for (const release of taken.notes?.planned ?? []) {
+    if (!notesWritten.has(`${release.track}/${release.versionCode}`)) continue;
+    for (const language of Object.keys(release.notes)) row(language).releaseNotes += 1;
+  }
+  for (const failure of failures) if (failure.locale !== null) row(failure.locale).failures += 1;
+  return [...rows.values()].sort((a, b) => (a.locale < b.locale ? -1 : a.locale > b.locale ? 1 : 0));
+}
+
 /** The outcome of a store's part after its write, with every failure. */
 function resultOf(
   store: Store,
   report: PushReport,
   pushedLocales: string[],
   planned: { media: MediaPlan; notes: NotesPlan },
+  texts: LocaleChange[],
   failedBefore: Failure[],
 ): StorePushResult {
   const failures = reportFailures(store, report, failedBefore);
+  const written = writtenPerLocale(
+    store,
+    { texts, media: report.media, notes: { planned: planned.notes.notes, results: report.releaseNotes } },
+    failures,
+  );
   const outcome: PushOutcome = {
     pushed: failures.length === 0,
     locales: pushedLocales.length,
@@ -151,7 +198,7 @@ function resultOf(
       message: `${failures.length} change(s) were not accepted by ${STORE_LABEL[store]}; see data.failures`,
     };
   }
-  return { outcome, locales: pushedLocales, failures };
+  return { outcome, locales: pushedLocales, failures, written };
 }
 
 export function createStorePush(deps: StorePushDeps) {
@@ -252,15 +299,18 @@ export function createStorePush(deps: StorePushDeps) {
         outcome: { pushed: failedBefore.length === 0, locales: doneBefore.length },
         locales: doneBefore,
         failures: failedBefore,
+        written: writtenPerLocale(store, { texts: skipped }, failedBefore),
       };
     }
     const client = await credentials.connectorFor(ctx.organizationId, store);
     if (client === null) {
       const error = credentialsMissing(store);
+      const failures = [{ store, locale: null, field: null, error }, ...failedBefore];
       return {
         outcome: { pushed: false, locales: 0, error },
         locales: [],
-        failures: [{ store, locale: null, field: null, error }, ...failedBefore],
+        failures,
+        written: writtenPerLocale(store, { texts: [] }, failures),
       };
     }
     let report: PushReport;
@@ -277,18 +327,16 @@ export function createStorePush(deps: StorePushDeps) {
       });
     } catch (error) {
       const failure = storeFailure(error);
+      const failures = [{ store, locale: null, field: null, error: failure }, ...failedBefore];
       return {
         outcome: { pushed: false, locales: doneBefore.length, error: failure },
         locales: doneBefore,
-        failures: [{ store, locale: null, field: null, error: failure }, ...failedBefore],
+        failures,
+        written: writtenPerLocale(store, { texts: skipped }, failures),
       };
     }
-    await recordTexts(
-      project,
-      store,
-      toWrite.filter((c) => report.written.includes(c.locale)),
-      report.removed,
-    );
+    const taken = toWrite.filter((c) => report.written.includes(c.locale));
+    await recordTexts(project, store, taken, report.removed);
     await media.recordPush(project.id, store, report.media);
     await releases.recordPush(project.id, planned.notes.notes, report.releaseNotes);
     const pushedLocales = [...doneBefore, ...report.written];
@@ -302,6 +350,6 @@ export function createStorePush(deps: StorePushDeps) {
       },
       'store written',
     );
-    return resultOf(store, report, pushedLocales, planned, failedBefore);
+    return resultOf(store, report, pushedLocales, planned, [...skipped, ...taken], failedBefore);
   };
 }

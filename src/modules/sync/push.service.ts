@@ -91,6 +91,7 @@ export function createPushService(deps: PushServiceDeps) {
           appStore: { pushed: false, locales: 0 },
           playStore: { pushed: false, locales: 0 },
           failures: [...runs.values()].flatMap((r) => r.failures),
+          written: [...runs.values()].flatMap((r) => r.written),
           status: 'succeeded',
         };
         for (const store of STORES) {

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
 import { STORE_SELECTIONS } from '../../shared/stores.js';
-import { ApprovalState, Change, Conflict } from '../listings/index.js';
+import { ApprovalState, Change, Conflict, KindCountsByStore } from '../listings/index.js';
 import { ProjectParams } from '../projects/index.js';
 
 export { ProjectParams };
@@ -79,10 +79,25 @@ export const PushOutcome = Type.Object({
   releaseNotes: Type.Optional(Type.Integer({ description: 'Google Play releases whose notes were written' })),
   error: Type.Optional(OutcomeError),
 });
+/** What a push wrote in one store and locale, per kind of change. */
+export const LocaleWritten = Type.Object({
+  store: Type.String(),
+  locale: Type.String(),
+  fields: Type.Integer({ description: 'Text fields the store took' }),
+  mediaSlots: Type.Integer({ description: 'Screenshot and preview slots brought to their files' }),
+  mediaItems: Type.Integer({ description: 'Files uploaded or removed' }),
+  releaseNotes: Type.Integer({ description: 'Releases whose notes in this language the store took' }),
+  failures: Type.Integer({
+    description: 'Changes here the store refused or the push left out: see failures',
+  }),
+});
 export const PushResult = Type.Object({
   pushedLocales: Type.Array(Type.String()),
   appStore: PushOutcome,
   playStore: PushOutcome,
+  written: Type.Array(LocaleWritten, {
+    description: 'Per store and locale, what was written of each kind and how many changes failed',
+  }),
   failures: Type.Array(Failure, {
     description: 'Everything a store refused: store, locale, field, the store error',
   }),
@@ -103,6 +118,7 @@ export const MediaPreview = Type.Object({
 export const PushPreview = Type.Object({
   dryRun: Type.Literal(true),
   stores: Type.Array(Type.String()),
+  counts: KindCountsByStore,
   changeCount: Type.Integer(),
   changes: Type.Record(Type.String(), Type.Record(Type.String(), Type.Record(Type.String(), Change))),
   mediaChangeCount: Type.Integer(),
@@ -181,6 +197,7 @@ export type Failure = Static<typeof Failure>;
 export type SyncResult = Static<typeof SyncResult>;
 export type PushOutcome = Static<typeof PushOutcome>;
 export type PushResult = Static<typeof PushResult>;
+export type LocaleWritten = Static<typeof LocaleWritten>;
 export type PushPreview = Static<typeof PushPreview>;
 export type MediaPreview = Static<typeof MediaPreview>;
 export type OperationRecord = Static<typeof OperationRecord>;

@@ -13,6 +13,7 @@ import type { OutcomeError } from './sync.schemas.js';
 
 export type {
   Failure,
+  LocaleWritten,
   MediaPreview,
   OperationRecord,
   OutcomeError,

@@ -2332,6 +2332,21 @@ export interface operations {
                                     message: string;
                                 };
                             };
+                            /** @description Per store and locale, what was written of each kind and how many changes failed */
+                            written: {
+                                store: string;
+                                locale: string;
+                                /** @description Text fields the store took */
+                                fields: number;
+                                /** @description Screenshot and preview slots brought to their files */
+                                mediaSlots: number;
+                                /** @description Files uploaded or removed */
+                                mediaItems: number;
+                                /** @description Releases whose notes in this language the store took */
+                                releaseNotes: number;
+                                /** @description Changes here the store refused or the push left out: see failures */
+                                failures: number;
+                            }[];
                             /** @description Everything a store refused: store, locale, field, the store error */
                             failures: {
                                 store: string;
@@ -2348,6 +2363,17 @@ export interface operations {
                             /** @enum {boolean} */
                             dryRun: true;
                             stores: string[];
+                            /** @description store → counts per kind; a store without changes is left out */
+                            counts: {
+                                [key: string]: {
+                                    fields: number;
+                                    /** @description Screenshot and preview slots */
+                                    media: number;
+                                    /** @description Google Play release notes (release × language) */
+                                    releaseNotes: number;
+                                    removedLocales: number;
+                                };
+                            };
                             changeCount: number;
                             changes: {
                                 [key: string]: {
@@ -3086,6 +3112,17 @@ export interface operations {
                         success: true;
                         data: {
                             inSync: boolean;
+                            /** @description store → counts per kind; a store without changes is left out */
+                            counts: {
+                                [key: string]: {
+                                    fields: number;
+                                    /** @description Screenshot and preview slots */
+                                    media: number;
+                                    /** @description Google Play release notes (release × language) */
+                                    releaseNotes: number;
+                                    removedLocales: number;
+                                };
+                            };
                             changeCount: number;
                             /** @description store → locale → field → {old: base, new: working copy} */
                             stores: {

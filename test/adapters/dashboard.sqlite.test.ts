@@ -29,7 +29,8 @@ let h: Harness & { url: string };
 
 beforeAll(async () => {
   emu = await startEmulators({ deepl: { keys: [{ key: DEEPL_KEY }] } });
-  h = await startListeningHarness({ ...emu.env, DEEPL_API_URL: emu.url });
+  // With the workers, as `appmeta serve` runs: the dashboard pushes in the background.
+  h = await startListeningHarness({ ...emu.env, DEEPL_API_URL: emu.url }, { worker: true });
   browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
@@ -386,9 +387,11 @@ describe('approval and push', () => {
       await page.getByRole('link', { name: '← Back to the project' }).click();
       await page.getByText('These changes need an admin’s approval before they can be pushed.').waitFor();
       expect(await page.getByRole('button', { name: 'Approve these changes' }).count()).toBe(0);
-      await page.getByRole('button', { name: 'Preview push' }).click();
-      await page.getByText('It needs an admin’s approval first.').waitFor();
-      expect(await page.getByRole('button', { name: 'Push to the stores' }).count()).toBe(0);
+      await page.getByRole('button', { name: 'Push to the stores…' }).click();
+      const confirm = page.getByRole('dialog', { name: 'Confirm the push' });
+      await confirm.getByText('It needs an admin’s approval first.').waitFor();
+      expect(await confirm.getByRole('button', { name: 'Push now' }).count()).toBe(0);
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
       // The server is the guard, not the page.
       const refused = await page.evaluate(async (path) => {
         const res = await fetch(path, {
@@ -407,17 +410,143 @@ describe('approval and push', () => {
       await reviewer.page.getByText(/Approved by/).waitFor();
 
       await page.reload();
-      await page.getByText(/Approved by/).waitFor();
-      await page.getByRole('button', { name: 'Preview push' }).click();
-      await page.getByText(/A push would change 1 field\(s\) in App Store/).waitFor();
-      await page.getByRole('button', { name: 'Push to the stores' }).click();
+      await page.getByText(/Approved by Admin/).waitFor();
+      await page.getByRole('button', { name: 'Push to the stores…' }).click();
+      await page
+        .getByRole('dialog', { name: 'Confirm the push' })
+        .getByText('App Store: 1 text field')
+        .waitFor();
+      await page.getByRole('button', { name: 'Push now' }).click();
       const result = page.getByRole('status', { name: 'Push result' });
-      await result.getByText('App Store: pushed (1 locales)').waitFor();
-      await result.getByText('Pushed locales: en-US').waitFor();
+      await result.getByText('Push result: succeeded').waitFor();
+      expect(await result.getByRole('row', { name: /App Store en-US 1 0 0 0 0/ }).count()).toBe(1);
       expect(emu.appStore.snapshot(APP_ID)['ver-2']!.versions['en-US']!.promotionalText).toBe(
         'Storm season: alerts for every street.',
       );
     } finally {
+      await writer.context.close();
+      await reviewer.context.close();
+    }
+  });
+});
+
+describe('the review loop', () => {
+  it('walks edit → request → review with thumbnails → approve → confirm → progress → per-locale result → audit log', async () => {
+    const org = await organizationWithStores();
+    await org.admin.api.patch('/api/v1/organization', { settings: { requireApproval: true } });
+    const translator = await h.given.member(org, 'member');
+    const name = (await org.admin.api.get('/api/v1/organization/members')).body.data.members.find(
+      (m: { id: string }) => m.id === translator.id,
+    ).name as string;
+    const project = await syncedProject(org.admin);
+    const writer = await signedInContext(browser, h, translator.apiKey);
+    const reviewer = await signedInContext(browser, h, org.admin.apiKey);
+    try {
+      // The translator edits a text and uploads two screenshots, then asks for an approval.
+      const page = writer.page;
+      await page.goto(`/projects/${project}/listings/en-US`);
+      await page
+        .getByRole('group', { name: 'App Store' })
+        .getByLabel('Promotional text')
+        .fill('Radar for every street.');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Saved.').waitFor();
+      await page.goto(`/projects/${project}`);
+      await page.getByRole('link', { name: 'Google Play en-US screenshots' }).click();
+      await page.getByLabel('Slot').selectOption('phoneScreenshots');
+      await page.getByLabel('Upload to phoneScreenshots').setInputFiles(
+        await Promise.all(
+          ['first.png', 'second.png'].map(async (file) => ({
+            name: file,
+            mimeType: 'image/png',
+            buffer: await image({ width: 1080, height: 1920, colour: distinctColour() }),
+          })),
+        ),
+      );
+      await page
+        .getByRole('list', { name: 'phoneScreenshots files in order' })
+        .getByRole('img', { name: '2. second.png' })
+        .waitFor();
+      await page.goto(`/projects/${project}`);
+      await page.getByText('These changes need an admin’s approval before they can be pushed.').waitFor();
+      await page.getByLabel('Note for the approver (optional)').fill('Launch copy and new screenshots');
+      await page.getByRole('button', { name: 'Ask for approval' }).click();
+      await page.getByText('You asked for an approval; the admins see your request.').waitFor();
+      await expectAccessible(page, 'project awaiting approval (member)');
+
+      // The admin sees the request and every change: counts per kind, the text, the thumbnails.
+      const admin = reviewer.page;
+      await admin.goto(`/projects/${project}`);
+      await admin
+        .getByRole('list', { name: 'Approval requests' })
+        .getByText(`${name} asked on`, { exact: false })
+        .waitFor();
+      await admin.getByText('“Launch copy and new screenshots”', { exact: false }).waitFor();
+      const counts = admin.getByRole('table', { name: 'Changes to push, per store and kind' });
+      expect(await counts.getByRole('row', { name: 'App Store 1 0 0 0' }).count()).toBe(1);
+      expect(await counts.getByRole('row', { name: 'Google Play 0 1 0 0' }).count()).toBe(1);
+      await admin.getByText('Radar for every street.').waitFor();
+      const after = admin.getByRole('list', { name: 'After files' });
+      await expect.poll(() => after.getByRole('img').count()).toBe(2);
+      await expect
+        .poll(() =>
+          after
+            .getByRole('img')
+            .first()
+            .evaluate(
+              (img) =>
+                (img as unknown as { complete: boolean; naturalWidth: number }).complete &&
+                (img as unknown as { naturalWidth: number }).naturalWidth > 0,
+            ),
+        )
+        .toBe(true);
+      await expectAccessible(admin, 'project under review (admin)');
+      await admin.getByRole('button', { name: 'Approve these changes' }).click();
+      await admin.getByText(/Approved by Admin/).waitFor();
+
+      // Confirm, watch the progress of a push slowed by the stores, read the result per locale.
+      emu.faults.set([{ route: '* /androidpublisher/*', latencyMs: 400 }]);
+      await admin.getByRole('button', { name: 'Push to the stores…' }).click();
+      const confirm = admin.getByRole('dialog', { name: 'Confirm the push' });
+      await confirm.getByText('App Store: 1 text field · Google Play: 1 screenshot slot').waitFor();
+      await expectAccessible(admin, 'push confirmation');
+      await confirm.getByRole('button', { name: 'Push now' }).click();
+      await admin.getByRole('status', { name: 'Push progress' }).waitFor();
+      const result = admin.getByRole('status', { name: 'Push result' });
+      await result.getByText('Push result: succeeded').waitFor({ timeout: 30_000 });
+      expect(await result.getByRole('row', { name: 'App Store en-US 1 0 0 0 0' }).count()).toBe(1);
+      expect(await result.getByRole('row', { name: 'Google Play en-US 0 1 2 0 0' }).count()).toBe(1);
+      await expectAccessible(admin, 'push result');
+      emu.faults.set([]);
+
+      // The audit log holds every step by name, filterable and downloadable.
+      await admin.goto('/organization');
+      const log = admin.getByRole('region', { name: 'Audit log' });
+      await log.getByLabel('Project').selectOption({
+        label: (await org.admin.api.get(`/api/v1/projects/${project}`)).body.data.project.name,
+      });
+      await log.getByLabel('Member').selectOption({ label: name });
+      for (const action of ['listings.update', 'media.upload', 'approvalRequests.create']) {
+        await log.getByRole('cell', { name: action, exact: true }).first().waitFor();
+      }
+      expect(await log.getByRole('cell', { name: 'listings.approve', exact: true }).count()).toBe(0);
+      await log.getByLabel('Member').selectOption({ label: 'Admin' });
+      for (const action of ['listings.approve', 'projects.push']) {
+        await log.getByRole('cell', { name: action, exact: true }).first().waitFor();
+      }
+      await expectAccessible(admin, 'audit log filtered');
+      const href = await log
+        .getByRole('link', { name: 'Download these entries as CSV' })
+        .getAttribute('href');
+      const csv = await admin.evaluate(async (url) => (await fetch(url!)).text(), href);
+      const lines = csv.trim().split('\r\n');
+      expect(lines[0]).toMatch(/^createdAt,id,action,actorName/);
+      expect(lines.slice(1).map((line) => line.split(',')[2])).toEqual(
+        expect.arrayContaining(['listings.approve', 'projects.push']),
+      );
+      expect(lines.slice(1).every((line) => line.split(',')[3] === 'Admin')).toBe(true);
+    } finally {
+      emu.faults.set([]);
       await writer.context.close();
       await reviewer.context.close();
     }
@@ -452,9 +581,13 @@ describe('release notes', () => {
 
       await page.getByRole('link', { name: '← Project' }).click();
       await page.getByText('Google Play release notes · production · version 11').waitFor();
-      await page.getByRole('button', { name: 'Preview push' }).click();
-      await page.getByRole('button', { name: 'Push to the stores' }).click();
-      await page.getByRole('status', { name: 'Push result' }).waitFor();
+      await page.getByRole('button', { name: 'Push to the stores…' }).click();
+      await page
+        .getByRole('dialog', { name: 'Confirm the push' })
+        .getByText('Google Play: 1 release note')
+        .waitFor();
+      await page.getByRole('button', { name: 'Push now' }).click();
+      await page.getByRole('status', { name: 'Push result' }).getByText('Push result: succeeded').waitFor();
       await expect
         .poll(() => emu.play.apps.get(PACKAGE)!.tracks.get('production')![0]!.releaseNotes)
         .toEqual([{ language: 'en-US', text: 'Radar maps for every street.' }]);

@@ -15,10 +15,11 @@ export { launchChromium } from './chromium.js';
 /** The service on http://localhost:<port>, the address its PUBLIC_URL names (cookies, CSRF, WebAuthn). */
 export async function startListeningHarness(
   env: Record<string, string> = {},
+  options: { worker?: boolean } = {},
 ): Promise<Harness & { url: string }> {
   const port = await freePort();
   const url = `http://localhost:${port}`;
-  const h = await startHarness({ env: { ...env, PUBLIC_URL: url } });
+  const h = await startHarness({ env: { ...env, PUBLIC_URL: url }, ...options });
   await h.app.listen({ port, host: '127.0.0.1' });
   return Object.assign(h, { url });
 }

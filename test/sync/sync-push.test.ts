@@ -105,8 +105,8 @@ describe('push', () => {
       appstore: { fields: 4, media: 0, releaseNotes: 0, removedLocales: 0 },
       playstore: { fields: 4, media: 0, releaseNotes: 0, removedLocales: 0 },
     });
-    const diff = await admin.api.get(`/api/v1/projects/${project}/diff?store=playstore`);
-    expect(diff.body.data.counts).toEqual({
+    const playDiff = await admin.api.get(`/api/v1/projects/${project}/diff?store=playstore`);
+    expect(playDiff.body.data.counts).toEqual({
       playstore: { fields: 4, media: 0, releaseNotes: 0, removedLocales: 0 },
     });
 

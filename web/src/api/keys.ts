@@ -14,7 +14,7 @@ export const keys = {
   invite: (inviteId: string) => ['invite', inviteId] as const,
   apiKeys: () => ['api-keys'] as const,
   credentials: () => ['credentials'] as const,
-  audit: (offset: number) => ['audit', offset] as const,
+  audit: (filter: object, offset: number) => ['audit', filter, offset] as const,
   passkeys: () => ['passkeys'] as const,
   sessions: () => ['sessions'] as const,
   locales: () => ['locales'] as const,
@@ -27,6 +27,8 @@ export const keys = {
   history: (projectId: string, store: Store, locale: string) =>
     ['history', projectId, store, locale] as const,
   diff: (projectId: string) => ['diff', projectId] as const,
+  approvalRequests: (projectId: string) => ['approval-requests', projectId] as const,
+  operation: (projectId: string, operationId: string) => ['operation', projectId, operationId] as const,
   media: (projectId: string) => ['media', projectId] as const,
   mediaLocale: (projectId: string, store: Store, locale: string) =>
     ['media', projectId, store, locale] as const,

@@ -25,11 +25,23 @@ export const useCredentials = () =>
     queryFn: () => unwrap(api.GET('/api/v1/organization/credentials')),
   });
 
-export const useAuditLog = (offset: number) =>
+/** The audit log's filters, as the API takes them (every one optional). */
+export interface AuditFilter {
+  actor?: string;
+  projectId?: string;
+  action?: string;
+  from?: string;
+  to?: string;
+}
+
+export const useAuditLog = (filter: AuditFilter, offset: number) =>
   useQuery({
-    queryKey: keys.audit(offset),
+    queryKey: keys.audit(filter, offset),
     queryFn: () =>
-      unwrap(api.GET('/api/v1/organization/audit-log', { params: { query: { limit: 20, offset } } })),
+      unwrap(
+        api.GET('/api/v1/organization/audit-log', { params: { query: { ...filter, limit: 20, offset } } }),
+      ),
+    placeholderData: keepPreviousData,
   });
 
 // The member's own account.
@@ -82,6 +94,44 @@ export const useMediaLocale = (projectId: string, store: Store, locale: string) 
           params: { path: { projectId }, query: { store, locale } },
         }),
       ),
+  });
+
+const loadDiff = (projectId: string) =>
+  unwrap(api.GET('/api/v1/projects/{projectId}/diff', { params: { path: { projectId } } }));
+
+/** A project's pending changes, as the diff answers them. */
+export type Diff = Awaited<ReturnType<typeof loadDiff>>;
+
+export const useDiff = (projectId: string) =>
+  useQuery({ queryKey: keys.diff(projectId), queryFn: () => loadDiff(projectId) });
+
+export const useApprovalRequests = (projectId: string) =>
+  useQuery({
+    queryKey: keys.approvalRequests(projectId),
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/projects/{projectId}/approval-requests', { params: { path: { projectId } } })),
+  });
+
+const OPERATION_POLL_MS = 1_000;
+
+/**
+ * A background operation, read again until it has finished: the live event stream marks it stale
+ * at each progress event, and a slow poll covers a stream that is down.
+ */
+export const useOperation = (projectId: string, operationId: string | null) =>
+  useQuery({
+    queryKey: keys.operation(projectId, operationId ?? ''),
+    enabled: operationId !== null,
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/projects/{projectId}/operations/{operationId}', {
+          params: { path: { projectId, operationId: operationId! } },
+        }),
+      ),
+    refetchInterval: (query) => {
+      const status = query.state.data?.operation.status;
+      return status === 'queued' || status === 'running' || status === undefined ? OPERATION_POLL_MS : false;
+    },
   });
 
 export const useReleases = (projectId: string) =>

@@ -6,7 +6,8 @@ import { Link, navigate } from '../router';
 import { canEdit, type Session } from '../session';
 import { BusyButton, ErrorMessage, Section, when } from '../ui';
 import { Import } from './project/Import';
-import { Failures, PendingChanges } from './project/PendingChanges';
+import { Failures } from './project/Failures';
+import { PendingChanges } from './project/PendingChanges';
 import { useListings, useLocales, useProject, type ProjectListing } from '../api/queries';
 
 /** A cell of the locale × store matrix: the listing's state, or invalid when a value breaks a rule. */

@@ -501,6 +501,7 @@ describe('the review loop', () => {
         )
         .toBe(true);
       await expectAccessible(admin, 'project under review (admin)');
+      await screenshot(admin, 'review');
       await admin.getByRole('button', { name: 'Approve these changes' }).click();
       await admin.getByText(/Approved by Admin/).waitFor();
 
@@ -517,7 +518,14 @@ describe('the review loop', () => {
       expect(await result.getByRole('row', { name: 'App Store en-US 1 0 0 0 0' }).count()).toBe(1);
       expect(await result.getByRole('row', { name: 'Google Play en-US 0 1 2 0 0' }).count()).toBe(1);
       await expectAccessible(admin, 'push result');
+      await screenshot(admin, 'push-result');
       emu.faults.set([]);
+
+      // The field's history names who wrote it.
+      await admin.goto(`/projects/${project}/listings/en-US`);
+      const apple = admin.getByRole('group', { name: 'App Store' });
+      await apple.getByText('History of Promotional text').click();
+      await apple.getByText(`${name} (edit)`, { exact: false }).waitFor();
 
       // The audit log holds every step by name, filterable and downloadable.
       await admin.goto('/organization');
@@ -535,6 +543,7 @@ describe('the review loop', () => {
         await log.getByRole('cell', { name: action, exact: true }).first().waitFor();
       }
       await expectAccessible(admin, 'audit log filtered');
+      await screenshot(admin, 'audit-log');
       const href = await log
         .getByRole('link', { name: 'Download these entries as CSV' })
         .getAttribute('href');
@@ -732,6 +741,12 @@ describe('every page', () => {
       await page.getByRole('button', { name: 'Add a passkey' }).click();
       await page.getByRole('button', { name: 'Remove passkey Work laptop' }).click();
       await page.getByText('No passkey yet.').waitFor();
+      // Both are in the audit log, by name (the role matrix cannot register a real passkey).
+      for (const action of ['dashboard.passkeys.register', 'dashboard.passkeys.delete']) {
+        const log = await org.admin.api.get(`/api/v1/organization/audit-log?action=${action}`);
+        expect(log.body.data.entries, action).toHaveLength(1);
+        expect(log.body.data.entries[0].actor).toMatchObject({ memberId: org.admin.id, name: 'Admin' });
+      }
       await page.getByRole('button', { name: 'Sign out everywhere' }).click();
       await page.getByRole('heading', { name: 'Sign in to appmeta' }).waitFor();
       const sessions = await org.admin.api.get('/api/dashboard/sessions');

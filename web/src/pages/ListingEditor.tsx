@@ -359,7 +359,8 @@ function History({
       <ol>
         {entries.map((entry) => (
           <li key={entry.id}>
-            {when(entry.createdAt)} · {entry.source}: <q>{entry.old ?? '—'}</q> → <q>{entry.new ?? '—'}</q>
+            {when(entry.createdAt)} · {entry.actor.name ?? 'a former member'} ({entry.source}):{' '}
+            <q>{entry.old ?? '—'}</q> → <q>{entry.new ?? '—'}</q>
             {!readOnly && (
               <button type="button" onClick={() => revert.mutate(entry.id)} disabled={revert.isPending}>
                 Undo this change

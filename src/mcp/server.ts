@@ -41,6 +41,8 @@ export const TOOL_OPERATIONS = {
   get_history: ['listings.history'],
   revert_field: ['listings.revert'],
   approve_changes: ['listings.approve'],
+  request_approval: ['approvalRequests.create'],
+  list_approval_requests: ['approvalRequests.list'],
   list_operations: ['projects.operations'],
   export_fastlane: ['listings.export'],
   import_fastlane: ['listings.import'],

@@ -48,6 +48,8 @@ describe('MCP endpoint at /mcp', () => {
       [
         'accept_translations',
         'approve_changes',
+        'list_approval_requests',
+        'request_approval',
         'copy_listing',
         'create_project',
         'export_fastlane',
@@ -264,6 +266,7 @@ describe('MCP endpoint at /mcp', () => {
         { projectId: project, from: { store: 'appstore', locale: 'en-US' }, to: { store: 'playstore' } },
       ],
       ['approve_changes', { projectId: project, hash: 'a'.repeat(64) }],
+      ['request_approval', { projectId: project }],
       ['import_fastlane', { projectId: project, files: { 'fastlane/metadata/en-US/name.txt': 'No' } }],
     ] as const) {
       const res = await call(viewer, name, args);
@@ -518,7 +521,12 @@ describe('MCP endpoint at /mcp', () => {
       expect(stale.isError).toBe(true);
       expect(stale.data.error.code).toBe('CONFLICT');
       const current = await call(member, 'get_diff', { projectId });
+      const asked = await call(member, 'request_approval', { projectId, note: 'Sun, not snow' });
+      expect(asked.data.request).toMatchObject({ hash: current.data.hash, note: 'Sun, not snow' });
+      const waiting = await call(admin, 'list_approval_requests', { projectId });
+      expect(waiting.data.requests.map((r: any) => r.id)).toEqual([asked.data.request.id]);
       const approved = await call(admin, 'approve_changes', { projectId, hash: current.data.hash });
+      expect((await call(admin, 'list_approval_requests', { projectId })).data.requests).toEqual([]);
       expect(approved.data).toMatchObject({ hash: current.data.hash, approvedBy: actors.admin.id });
       expect((await call(member, 'get_diff', { projectId })).data.approval.approved).toBe(true);
 

@@ -7,7 +7,7 @@ import type { Services } from '../../services.js';
 import { run, READ, WRITE, store, storeSelection, projectId, locale, listingFields } from '../tool-kit.js';
 
 export function listingTools(server: McpServer, ctx: RequestContext, services: Services): void {
-  const { projects, listings, diffs, approvals } = services;
+  const { projects, listings, diffs, approvals, approvalRequests } = services;
 
   server.registerTool(
     'get_listings',
@@ -150,6 +150,41 @@ export function listingTools(server: McpServer, ctx: RequestContext, services: S
       annotations: WRITE,
     },
     (args) => run(ctx, () => approvals.approve(ctx, args.projectId, { hash: args.hash })),
+  );
+
+  server.registerTool(
+    'request_approval',
+    {
+      title: 'Ask an admin to approve the pending changes',
+      description:
+        'Members and admins. Asks the admins to approve the pending changes as they stand now, with an optional ' +
+        'note; they see the request until an approval, or a new change, closes it. Refused when nothing is ' +
+        'pending or the changes are approved already.',
+      inputSchema: {
+        projectId,
+        note: z.string().max(2000).optional().describe('What the approver should know'),
+      },
+      annotations: WRITE,
+    },
+    (args) =>
+      run(ctx, async () => ({
+        request: await approvalRequests.request(ctx, args.projectId, {
+          ...(args.note !== undefined && { note: args.note }),
+        }),
+      })),
+  );
+
+  server.registerTool(
+    'list_approval_requests',
+    {
+      title: 'List open approval requests',
+      description:
+        "The project's requests still waiting for an admin, oldest first: who asked, their note, and what the " +
+        'pending changes hold per kind.',
+      inputSchema: { projectId },
+      annotations: READ,
+    },
+    (args) => run(ctx, async () => ({ requests: await approvalRequests.list(ctx, args.projectId) })),
   );
 
   server.registerResource(

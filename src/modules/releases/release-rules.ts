@@ -13,9 +13,8 @@ import type { Executor } from '../../db/database.js';
 import { invalidField } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Store } from '../../shared/stores.js';
-import type { OperationId, RequestContext } from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
-import type { FieldEdits } from '../listings/index.js';
+import type { ListingsService } from '../listings/index.js';
 import { isLinked, type Project, type ProjectsService } from '../projects/index.js';
 import { releasesRepository as repo, type NoteRow } from './releases.repository.js';
 
@@ -68,14 +67,7 @@ export interface ReleasesServiceDeps {
   credentials: { connectorFor(organizationId: string, store: Store): Promise<StoreConnector | null> };
   audit: Pick<AuditLog, 'record'>;
   /** The listings' partial update, audited as `action`: App Store What's New is the field `whatsNew`. */
-  updateListing: (
-    ctx: RequestContext,
-    action: OperationId,
-    projectId: string,
-    store: Store,
-    locale: string,
-    edits: FieldEdits,
-  ) => Promise<unknown>;
+  updateListing: ListingsService['updateAs'];
 }
 
 export const stateOf = (row: NoteRow): NoteView['state'] =>

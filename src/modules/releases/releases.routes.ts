@@ -79,15 +79,15 @@ export function releaseRoutes(app: Api, services: { releases: ReleasesService })
     },
     handler: async (request) => {
       const { projectId, versionString, locale } = request.params;
-      return ok(
-        (await releases.updateAppStoreNote(
+      return ok({
+        ...(await releases.updateAppStoreNote(
           contextOf(request),
           projectId,
           versionString,
           locale,
           request.body.text,
-        )) as Record<string, unknown>,
-      );
+        )),
+      });
     },
   });
 

@@ -5,6 +5,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { Store } from '../listing-rules';
 import { api, unwrap } from './client';
+import type { paths } from './schema';
 import { keys } from './keys';
 
 export const useOrganization = () =>
@@ -26,13 +27,10 @@ export const useCredentials = () =>
   });
 
 /** The audit log's filters, as the API takes them (every one optional). */
-export interface AuditFilter {
-  actor?: string;
-  projectId?: string;
-  action?: string;
-  from?: string;
-  to?: string;
-}
+export type AuditFilter = Omit<
+  NonNullable<paths['/api/v1/organization/audit-log']['get']['parameters']['query']>,
+  'limit' | 'offset'
+>;
 
 export const useAuditLog = (filter: AuditFilter, offset: number) =>
   useQuery({

@@ -39,7 +39,7 @@ export function AuditLog() {
       set(value);
       setOffset(0);
     };
-  const csv = `/api/v1/organization/audit-log.csv?${new URLSearchParams(filter as Record<string, string>)}`;
+  const csv = `/api/v1/organization/audit-log.csv?${new URLSearchParams(filter)}`;
   return (
     <Section title="Audit log">
       <form className="filters" aria-label="Filter the audit log" onSubmit={(e) => e.preventDefault()}>

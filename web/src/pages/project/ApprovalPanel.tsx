@@ -3,22 +3,13 @@
  * for them and approve exactly the changes shown (by their hash).
  */
 import { useState } from 'react';
-import { useApprovalRequests, useMembers, type Diff } from '../../api/queries';
+import { useApprovalRequests, useMembers } from '../../api/queries';
 import { useApprove, useAskForApproval } from '../../api/review';
-import { canEdit, isAdmin, type Session } from '../../session';
+import { canEdit, isAdmin } from '../../session';
+import type { ReviewProps } from './review';
 import { BusyButton, ErrorMessage, when } from '../../ui';
 
-export function ApprovalPanel({
-  session,
-  projectId,
-  diff,
-  onChanged,
-}: {
-  session: Session;
-  projectId: string;
-  diff: Diff;
-  onChanged: () => unknown;
-}) {
+export function ApprovalPanel({ session, projectId, diff, onChanged }: ReviewProps) {
   const requests = useApprovalRequests(projectId);
   const members = useMembers();
   const ask = useAskForApproval(projectId);

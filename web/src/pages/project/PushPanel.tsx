@@ -5,11 +5,12 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import type { paths } from '../../api/schema';
-import { useOperation, type Diff } from '../../api/queries';
+import { useOperation } from '../../api/queries';
 import { usePushPreview, useStartPush } from '../../api/review';
 import { STORE_NAMES, type Store } from '../../listing-rules';
-import { canEdit, isAdmin, type Session } from '../../session';
+import { canEdit, isAdmin } from '../../session';
 import { BusyButton, ErrorMessage } from '../../ui';
+import type { ReviewProps } from './review';
 import { ChangeCounts, countsSentence } from './ChangeTables';
 import { Failures } from './Failures';
 
@@ -20,17 +21,7 @@ type PushResult = Extract<PushAnswer, { pushedLocales: string[] }>;
 
 const FINISHED = ['succeeded', 'partial', 'failed', 'cancelled'];
 
-export function PushPanel({
-  session,
-  projectId,
-  diff,
-  onChanged,
-}: {
-  session: Session;
-  projectId: string;
-  diff: Diff;
-  onChanged: () => unknown;
-}) {
+export function PushPanel({ session, projectId, diff, onChanged }: ReviewProps) {
   const preview = usePushPreview(projectId);
   const start = useStartPush(projectId);
   const [operationId, setOperationId] = useState<string | null>(null);

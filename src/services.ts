@@ -60,6 +60,7 @@ import { invitesRepository } from './modules/invites/invites.repository.js';
 import { listingsRepository } from './modules/listings/listings.repository.js';
 import { membersRepository } from './modules/members/members.repository.js';
 import { organizationsRepository } from './modules/organizations/organizations.repository.js';
+import { projectsRepository } from './modules/projects/projects.repository.js';
 import { sessionsRepository } from './modules/sessions/sessions.repository.js';
 import { translationsRepository } from './modules/translations/translations.repository.js';
 
@@ -205,6 +206,7 @@ export function createServices(deps: ServiceDeps) {
       organizations,
       apiKeys: apiKeysRepository,
       sessions: sessionsRepository,
+      knownProjects: projectsRepository.existingIds,
     }),
     invites: createInvitesService({
       db,
@@ -213,6 +215,7 @@ export function createServices(deps: ServiceDeps) {
       publicUrl: deps.config.publicUrl,
       organizations,
       members,
+      knownProjects: projectsRepository.existingIds,
     }),
     inviteAcceptance: createInviteAcceptance({
       db,

@@ -16,6 +16,7 @@ import * as indexLinkedProjects from './migrations/2026_11_27_0013_index_linked_
 import * as idempotencyPerCaller from './migrations/2026_11_27_0014_idempotency_per_caller.js';
 import * as operationItems from './migrations/2026_11_27_0015_operation_items.js';
 import * as reviewLoop from './migrations/2026_11_28_0016_review_loop.js';
+import * as scopedAccess from './migrations/2026_11_28_0017_scoped_access.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_27_0014_idempotency_per_caller': idempotencyPerCaller,
   '2026_11_27_0015_operation_items': operationItems,
   '2026_11_28_0016_review_loop': reviewLoop,
+  '2026_11_28_0017_scoped_access': scopedAccess,
 };
 
 /**

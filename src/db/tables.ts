@@ -26,6 +26,8 @@ export interface MembersTable {
   status: string;
   last_active_at: string | null;
   joined_at: string;
+  /** The member's scope as JSON (design.md §16); null: every project and locale. */
+  access: string | null;
 }
 
 export interface ApiKeysTable {
@@ -69,6 +71,8 @@ export interface InvitesTable {
   expires_at: string;
   accepted_at: string | null;
   member_id: string | null;
+  /** The scope the invitee's member gets (JSON); null: every project and locale. */
+  access: string | null;
 }
 
 export interface AuditLogTable {
@@ -219,6 +223,8 @@ export interface OperationsTable {
   finished_at: string | null;
   /** The actor's role, for a background run that acts on the actor's behalf. */
   actor_role: string | null;
+  /** The actor's scope (JSON), likewise; null: everything. */
+  actor_access: string | null;
   /** JSON of the request a background run carries out. */
   request: string | null;
   /** JSON {done, total, stores: {store: {done, total}}}. */

@@ -28,6 +28,7 @@ describe('POST /api/v1/organization/members (invite)', () => {
         email: 'new.person@example.com',
         role: 'member',
         expiresAt: new Date(clock.now().getTime() + 7 * DAY).toISOString(),
+        access: { projects: 'all', locales: 'all', approve: false },
       },
       delivery: 'share_link',
       inviteUrl: `http://appmeta.test/invite/${inviteId}`,

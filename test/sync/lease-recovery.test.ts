@@ -35,6 +35,7 @@ it('leaves an operation with a live lease alone, and queues it again once the le
     started_at: started.toISOString(),
     finished_at: null,
     actor_role: 'admin',
+    actor_access: null,
     request: JSON.stringify({ kind: 'sync', input: {} }),
     progress: null,
     cancel_requested_at: null,

@@ -1,6 +1,14 @@
 import type { Logger } from 'pino';
 import type { Role } from './roles.js';
 
+/** What a member may touch (design.md §16); admins are never narrowed. */
+export interface AccessScope {
+  projects: 'all' | string[];
+  locales: 'all' | string[];
+  /** Lets a member approve a changeset whose projects and locales are all in scope. */
+  approve: boolean;
+}
+
 /** Who is calling: the member behind the API key or session, with that member's role. */
 export interface Principal {
   readonly memberId: string;
@@ -11,6 +19,8 @@ export interface Principal {
   readonly sessionId?: string;
   /** Who the operator is, when the CLI acts (`cli:<os user>`); recorded as the actor. */
   readonly operator?: string;
+  /** The projects and locales the member is narrowed to (design.md §16); absent: everything. */
+  readonly access?: AccessScope;
 }
 
 /** An authenticated caller: the key's member and role, its organization and that plan's rate. */

@@ -18,3 +18,18 @@ export {
   type RoleOperation,
 } from './operations.js';
 export { isRole, ROLES, type Role } from './roles.js';
+export {
+  checkScope,
+  coversLocales,
+  FULL_SCOPE,
+  parseScope,
+  requireAllProjects,
+  requireLocalesInScope,
+  requireProjectInScope,
+  scopeOf,
+  seesProject,
+  storedScope,
+  visibleProjects,
+  type AccessScope,
+  type ScopeInput,
+} from './scope.js';

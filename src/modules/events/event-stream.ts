@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Executor } from '../../db/database.js';
-import { authorize, type RequestContext } from '../access/index.js';
+import { authorize, seesProject, type RequestContext } from '../access/index.js';
 import type { AppEvent } from '../../shared/events.js';
 import { eventsAfter, lastEventSeq } from './events.repository.js';
 
@@ -79,7 +79,16 @@ export function createEventStream(deps: { db: Executor; log: Logger }) {
     ): Promise<Subscription> {
       authorize(ctx, 'events.stream');
       const after = lastEventId ?? (await lastEventSeq(db, ctx.organizationId));
-      const listener: Listener = { organizationId: ctx.organizationId, after, send };
+      // A member narrowed to some projects hears nothing of the others (design.md §16).
+      const visible = (event: AppEvent) =>
+        typeof event.data.projectId !== 'string' || seesProject(ctx, event.data.projectId);
+      const listener: Listener = {
+        organizationId: ctx.organizationId,
+        after,
+        send: (event) => {
+          if (visible(event)) send(event);
+        },
+      };
       listeners.add(listener);
       schedule();
       if (lastEventId !== null) void read();

@@ -9,7 +9,7 @@ import { AppError, invalid, invalidField } from '../../errors.js';
 import type { Outbox } from '../events/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import type { Caller, Role } from '../access/index.js';
+import { parseScope, type Caller, type Role } from '../access/index.js';
 import type { IssueKey, IssuedKey } from '../api-keys/index.js';
 import type { AuditLog } from '../audit/index.js';
 import { emailDomain, type Member, type MembersRepository } from '../members/index.js';
@@ -166,6 +166,7 @@ export function createInviteAcceptance({
           status: 'active',
           lastActive: null,
           joinedAt: at,
+          access: parseScope(invite.access),
         };
         try {
           await members.insert(trx, {
@@ -177,6 +178,7 @@ export function createInviteAcceptance({
             status: 'active',
             last_active_at: null,
             joined_at: at,
+            access: invite.access,
           });
         } catch (error) {
           if (isUniqueViolation(error))

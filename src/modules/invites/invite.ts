@@ -1,4 +1,4 @@
-import type { Role } from '../access/index.js';
+import type { AccessScope, Role } from '../access/index.js';
 
 /** The spec's Invite: what the inviting admin gets back. */
 export interface Invite {
@@ -6,6 +6,8 @@ export interface Invite {
   email: string;
   role: Role;
   expiresAt: string;
+  /** The scope the member will have (design.md §16). */
+  access: AccessScope;
 }
 
 /** An invite as admins list it. */

@@ -5,7 +5,7 @@ import { contextOf } from '../../http/identity.js';
 import { BEARER, ERRORS, Nullable, Ok, PUBLIC, Timestamp } from '../../http/schemas.js';
 import { signInRequestOf, type SessionCookies } from '../../http/session-cookie.js';
 import { ApiKeySchema } from '../api-keys/index.js';
-import { MemberSchema, RoleSchema } from '../members/index.js';
+import { AccessInput, AccessSchema, MemberSchema, RoleSchema } from '../members/index.js';
 import { DisplayName } from '../organizations/index.js';
 import type { InviteAcceptance } from './invite-acceptance.js';
 import type { InvitesService } from './invites.service.js';
@@ -15,6 +15,7 @@ const Invite = Type.Object({
   email: Type.String(),
   role: RoleSchema,
   expiresAt: Timestamp,
+  access: AccessSchema,
 });
 
 const InviteParams = Type.Object({ inviteId: Type.String({ maxLength: 100 }) });
@@ -33,7 +34,11 @@ export function inviteRoutes(app: Api, services: { invites: InvitesService }): v
         'Re-inviting a pending address replaces its invite. 403 USAGE_LIMIT_EXCEEDED when all seats are taken.',
       security: BEARER,
       body: Type.Object(
-        { email: Type.String({ maxLength: 320 }), role: Type.Optional(RoleSchema) },
+        {
+          email: Type.String({ maxLength: 320 }),
+          role: Type.Optional(RoleSchema),
+          access: Type.Optional(AccessInput),
+        },
         { additionalProperties: false },
       ),
       response: {

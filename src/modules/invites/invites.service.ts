@@ -3,7 +3,15 @@ import type { Executor } from '../../db/database.js';
 import { invalidField, notFound, usageLimitExceeded } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { authorize, type RequestContext, type Role } from '../access/index.js';
+import {
+  authorize,
+  checkScope,
+  parseScope,
+  storedScope,
+  type RequestContext,
+  type Role,
+  type ScopeInput,
+} from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
 import { emailDomain, normalizeEmail, type MembersRepository } from '../members/index.js';
 import { parseSettings, PLANS, type OrganizationsRepository, type Plan } from '../organizations/index.js';
@@ -22,6 +30,8 @@ export interface InvitesServiceDeps {
   publicUrl: string;
   organizations: Pick<OrganizationsRepository, 'find' | 'lock'>;
   members: Pick<MembersRepository, 'count' | 'findByEmail'>;
+  /** Which of these ids are projects of the organization (a scope names only those). */
+  knownProjects(db: Executor, organizationId: string, ids: string[]): Promise<ReadonlySet<string>>;
 }
 
 export const inviteGone = () => notFound('Invite');
@@ -33,6 +43,7 @@ export function createInvitesService({
   publicUrl,
   organizations,
   members,
+  knownProjects,
 }: InvitesServiceDeps) {
   return {
     /**
@@ -40,7 +51,10 @@ export function createInvitesService({
      * §8 (members + pending invites), checked under the organization's lock so that parallel
      * invites cannot pass the quota. Re-inviting a pending address replaces its old invite.
      */
-    async create(ctx: RequestContext, input: { email: string; role?: Role }): Promise<CreatedInvite> {
+    async create(
+      ctx: RequestContext,
+      input: { email: string; role?: Role; access?: ScopeInput },
+    ): Promise<CreatedInvite> {
       authorize(ctx, 'invites.create');
       const email = normalizeEmail(input.email);
       if (email === null) throw invalidField('email', 'must be an e-mail address');
@@ -72,11 +86,14 @@ export function createInvitesService({
             );
           }
         }
+        const ids = Array.isArray(input.access?.projects) ? input.access.projects : [];
+        const access = checkScope(input.access, role, await knownProjects(trx, ctx.organizationId, ids));
         const invite: Invite = {
           inviteId: newId('inv'),
           email,
           role,
           expiresAt: new Date(now.getTime() + INVITE_LIFETIME_MS).toISOString(),
+          access,
         };
         await invites.insert(trx, {
           id: invite.inviteId,
@@ -89,13 +106,14 @@ export function createInvitesService({
           expires_at: invite.expiresAt,
           accepted_at: null,
           member_id: null,
+          access: storedScope(access),
         });
         await audit.record(
           trx,
           ctx,
           'invites.create',
           { type: 'invite', id: invite.inviteId },
-          { email, role, replacedInvites: replaced },
+          { email, role, replacedInvites: replaced, ...(storedScope(access) !== null && { access }) },
         );
         return { invite, inviteUrl: `${publicUrl}/invite/${invite.inviteId}` };
       });
@@ -110,6 +128,7 @@ export function createInvitesService({
         email: row.email,
         role: row.role as Role,
         expiresAt: row.expires_at,
+        access: parseScope(row.access),
         status: row.expires_at <= now ? 'expired' : 'pending',
         invitedBy: row.invited_by,
         createdAt: row.created_at,

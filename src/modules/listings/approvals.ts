@@ -2,11 +2,11 @@
 import { AppError, invalid } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { authorize, type RequestContext } from '../access/index.js';
+import { authorize, requireLocalesInScope, scopeOf, type RequestContext } from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
 import type { Outbox } from '../events/index.js';
 import type { ProjectsService } from '../projects/index.js';
-import { isEmpty } from './changeset.js';
+import { changesetLocales, isEmpty } from './changeset.js';
 import type { Diffs, Pending } from './listing-diff.js';
 import type { ListingWriter } from './listing-writer.js';
 import { listingsRepository as repo } from './listings.repository.js';
@@ -41,11 +41,15 @@ export function createApprovals({ clock, audit, projects, diffs, writer, outbox 
      * still exactly that one: nobody approves changes they did not see.
      */
     async approve(ctx: RequestContext, projectId: string, input: { hash?: string } = {}) {
-      authorize(ctx, 'listings.approve');
+      // Admins approve; so does a member whose scope lets them, for changes all inside it (§16).
+      const byScope = ctx.principal.role === 'member' && scopeOf(ctx.principal).approve;
+      if (!byScope) authorize(ctx, 'listings.approve');
       await projects.require(ctx, projectId);
       return writer.writeListings(projectId, async (trx) => {
         const { changeset } = await diffs.pending(ctx, projectId, trx);
         if (isEmpty(changeset)) throw invalid('There are no pending changes to approve');
+        if (byScope)
+          requireLocalesInScope(ctx, changesetLocales(changeset, ['appstore', 'playstore'], undefined));
         if (input.hash !== undefined && input.hash !== changeset.hash) {
           throw new AppError(
             'CONFLICT',

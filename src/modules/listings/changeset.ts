@@ -132,6 +132,27 @@ export function countsByStore(parts: {
   return counts;
 }
 
+/** Every locale a push to `stores` (narrowed to `locales`) would write: texts, removals, media, notes. */
+export function changesetLocales(
+  changeset: Changeset,
+  stores: Store[],
+  locales: string[] | undefined,
+): string[] {
+  const found = new Set<string>();
+  for (const store of stores) {
+    for (const locale of Object.keys(changeset.stores[store] ?? {})) found.add(locale);
+    for (const locale of changeset.removedLocales[store] ?? []) found.add(locale);
+    for (const locale of Object.keys(changeset.media[store] ?? {})) found.add(locale);
+  }
+  if (stores.includes('playstore')) {
+    for (const releases of Object.values(changeset.releaseNotes)) {
+      for (const languages of Object.values(releases))
+        for (const language of Object.keys(languages)) found.add(language);
+    }
+  }
+  return [...found].filter((locale) => locales === undefined || locales.includes(locale)).sort();
+}
+
 export const isEmpty = (changeset: Changeset) =>
   changeset.changeCount === 0 &&
   changeset.mediaChangeCount === 0 &&

@@ -2,6 +2,7 @@
 export { createApprovalRequests, type ApprovalRequests } from './approval-requests.js';
 export { createApprovals, type Approvals } from './approvals.js';
 export {
+  changesetLocales,
   countsByStore,
   planFor,
   type Changeset,

@@ -10,7 +10,7 @@ import type { Outbox } from '../events/index.js';
 import { newId } from '../../shared/ids.js';
 import { isStoreLocale, STORE_LABEL, unknownLocaleMessage, type Store } from '../../shared/stores.js';
 import { actorOf } from '../audit/index.js';
-import type { RequestContext } from '../access/index.js';
+import { requireLocalesInScope, type RequestContext } from '../access/index.js';
 import { isLinked, lockProject, STORE_IDENTIFIER, type Project } from '../projects/index.js';
 import { fieldState } from './changeset.js';
 import { checkFieldValue, fieldNames, listingWarnings, type Warning } from '../../shared/listing-fields.js';
@@ -139,6 +139,8 @@ export function createListingWriter(deps: {
     source: EditSource,
     batch?: TextChange[],
   ): Promise<Listing> {
+    // Every text a person writes comes through here: the caller's scope is checked here once.
+    requireLocalesInScope(ctx, [entry.locale]);
     const at = clock.now().toISOString();
     const actor = actorOf(ctx);
     let row = await repo.find(trx, projectId, entry.store, entry.locale);
@@ -238,6 +240,11 @@ export function createListingWriter(deps: {
       alsoInTransaction?: (trx: Executor) => Promise<void>,
     ): Promise<EditResult[]> {
       validateEdits(project, batch, describe);
+      // All the locales out of scope are named at once, before anything is written.
+      requireLocalesInScope(
+        ctx,
+        batch.map((entry) => entry.locale),
+      );
       const listings = await writeListings(project.id, async (trx) => {
         const written: Listing[] = [];
         const changes: TextChange[] = [];

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { invalid, invalidField, notFound } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { mapLocale, STORE_LABEL, type Store } from '../../shared/stores.js';
-import { authorize, type OperationId, type RequestContext } from '../access/index.js';
+import { authorize, requireLocalesInScope, type OperationId, type RequestContext } from '../access/index.js';
 import { historyActor, type AuditLog } from '../audit/index.js';
 import type { ProjectsService } from '../projects/index.js';
 import { CROSS_STORE_FIELDS, fieldNames, isStoreField } from '../../shared/listing-fields.js';
@@ -60,6 +60,7 @@ export function createListingsService({ db, clock, projects, writer, audit }: Li
     describe?: (entry: unknown, field?: string) => string,
   ): Promise<EditResult> {
     const project = await projects.require(ctx, projectId);
+    requireLocalesInScope(ctx, [entry.locale]);
     validateEdits(project, [entry], describe);
     const listing = await writer.writeListings(projectId, async (trx) => {
       const written = await writer.applyEdits(trx, ctx, projectId, entry, source);
@@ -126,6 +127,7 @@ export function createListingsService({ db, clock, projects, writer, audit }: Li
     async remove(ctx: RequestContext, projectId: string, store: Store, locale: string) {
       authorize(ctx, 'listings.delete');
       await projects.require(ctx, projectId);
+      requireLocalesInScope(ctx, [locale]);
       return writer.writeListings(projectId, async (trx) => {
         const { row, listing } = await readListing(trx, ctx, projectId, store, locale);
         const inStore = Object.values(listing.fields).some((f) => f.base !== null);

@@ -13,7 +13,7 @@ import {
   unknownLocaleMessage,
   type Store,
 } from '../../shared/stores.js';
-import { authorize, type RequestContext } from '../access/index.js';
+import { authorize, coversLocales, requireLocalesInScope, type RequestContext } from '../access/index.js';
 import type { Project, ProjectsService } from '../projects/index.js';
 import { factsOfBlob } from './file-inspection.js';
 import { requireLinked, toSlots, type createSlotWriter } from './media-slots.js';
@@ -50,6 +50,7 @@ function targetSlotType(from: Store, to: Store, slot: MediaSlot): string | undef
 export function createMediaCopy({ db, clock, projects, audit, writeProject, writeSlot }: MediaCopyDeps) {
   /** Target locales of a copy: one, or with "*" every locale the target store knows in the project. */
   async function targetLocales(
+    ctx: RequestContext,
     project: Project,
     input: { from: { store: Store; locale: string }; to: { store: Store; locale?: string } },
   ): Promise<string[]> {
@@ -58,6 +59,8 @@ export function createMediaCopy({ db, clock, projects, audit, writeProject, writ
       for (const row of await repo.listSlots(db, project.id, { store: input.to.store }))
         locales.add(row.locale);
       if (input.from.store === input.to.store) locales.delete(input.from.locale);
+      // "Every locale" of a member narrowed to some means every locale of theirs.
+      for (const locale of locales) if (!coversLocales(ctx, [locale])) locales.delete(locale);
       if (locales.size === 0)
         throw invalidField(
           'to.locale',
@@ -131,7 +134,8 @@ export function createMediaCopy({ db, clock, projects, audit, writeProject, writ
     if (wanted.length === 0)
       throw invalid(`Nothing to copy: ${input.from.store}/${input.from.locale} has no media`);
 
-    const locales = await targetLocales(project, input);
+    const locales = await targetLocales(ctx, project, input);
+    requireLocalesInScope(ctx, locales);
     const blobs = await repo.itemsWithBlobs(
       db,
       wanted.flatMap(({ slot }) => slot.items.map((item) => item.id)),

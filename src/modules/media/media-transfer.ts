@@ -11,7 +11,7 @@ import { AppError, invalid, type ErrorDetail } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { isStoreLocale, STORE_LABEL, unknownLocaleMessage, type Store } from '../../shared/stores.js';
-import { authorize, type RequestContext } from '../access/index.js';
+import { authorize, requireLocalesInScope, type RequestContext } from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
 import type { OrganizationsRepository } from '../organizations/index.js';
 import { isLinked, STORE_IDENTIFIER, type Project, type ProjectsService } from '../projects/index.js';
@@ -249,6 +249,10 @@ export function createMediaTransfer(deps: {
         // Slot by slot: App Store screenshots go where their pixel size says.
         const details: ErrorDetail[] = [];
         const bySlot = groupBySlot(kept, details);
+        requireLocalesInScope(
+          ctx,
+          [...bySlot.values()].map((group) => group.locale),
+        );
         checkGroups(project, bySlot, details);
         if (details.length > 0) {
           throw invalid(

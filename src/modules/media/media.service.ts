@@ -11,7 +11,7 @@ import { AppError, invalid, invalidField, notFound } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { isStoreLocale, STORE_LABEL, unknownLocaleMessage, type Store } from '../../shared/stores.js';
-import { authorize, type OperationId, type RequestContext } from '../access/index.js';
+import { authorize, requireLocalesInScope, type OperationId, type RequestContext } from '../access/index.js';
 import { historyActor, type AuditLog } from '../audit/index.js';
 import type { OrganizationsRepository } from '../organizations/index.js';
 import { type Project, type ProjectsService } from '../projects/index.js';
@@ -114,6 +114,7 @@ export function createMediaService({ db, clock, blobs, projects, organizations, 
     ): Promise<{ item: MediaItem; replaced: string | null; notVerified: string[] }> {
       authorize(ctx, 'media.upload');
       const { rule } = await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
+      requireLocalesInScope(ctx, [slot.locale]);
       const existing = parseList(
         (await readSlot(db, projectId, slot.store, slot.locale, slot.slotType))?.items ?? null,
       );
@@ -196,6 +197,7 @@ export function createMediaService({ db, clock, blobs, projects, organizations, 
     ): Promise<MediaSlot> {
       authorize(ctx, 'media.reorder');
       await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
+      requireLocalesInScope(ctx, [slot.locale]);
       return writeProject(projectId, async (trx) => {
         const written = await writeSlot(trx, ctx, projectId, slot, 'reorder', (current) => {
           const missing = current.filter((id) => !items.includes(id));
@@ -227,6 +229,7 @@ export function createMediaService({ db, clock, blobs, projects, organizations, 
     ): Promise<{ deleted: true; slot: MediaSlot }> {
       authorize(ctx, 'media.delete');
       await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
+      requireLocalesInScope(ctx, [slot.locale]);
       const view = await writeProject(projectId, async (trx) => {
         const written = await writeSlot(trx, ctx, projectId, slot, 'remove', (current) => {
           if (!current.includes(itemId)) throw notFound(`Media item ${itemId}`);
@@ -274,6 +277,7 @@ export function createMediaService({ db, clock, blobs, projects, organizations, 
     ): Promise<MediaSlot> {
       authorize(ctx, 'media.revert');
       await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
+      requireLocalesInScope(ctx, [slot.locale]);
       const entry = await repo.findHistoryEntry(db, projectId, input.historyId);
       if (
         entry === undefined ||

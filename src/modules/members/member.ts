@@ -1,5 +1,5 @@
 import { textProblem } from '../../shared/text.js';
-import type { Role } from '../access/index.js';
+import type { AccessScope, Role } from '../access/index.js';
 
 export interface Member {
   id: string;
@@ -10,6 +10,8 @@ export interface Member {
   status: 'active';
   lastActive: string | null;
   joinedAt: string;
+  /** What the member may touch (design.md §16): every project and locale unless narrowed. */
+  access: AccessScope;
 }
 
 // Deliberately simple: one @, no spaces, a dotted domain. Deliverability is the inviter's concern.

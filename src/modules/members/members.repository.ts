@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import type { MembersTable } from '../../db/tables.js';
-import type { Role } from '../access/index.js';
+import { FULL_SCOPE, parseScope, type Role } from '../access/index.js';
 import type { Member } from './member.js';
 
 export async function insertMember(db: Executor, row: MembersTable): Promise<void> {
@@ -66,10 +66,17 @@ export async function countMembers(db: Executor, organizationId: string, role?: 
   return Number(row.count);
 }
 
-export async function updateMemberRole(db: Executor, organizationId: string, id: string, role: Role) {
+/** Sets a member's role and scope (JSON; null: everything). */
+export async function updateMemberRole(
+  db: Executor,
+  organizationId: string,
+  id: string,
+  role: Role,
+  access: string | null,
+) {
   await db
     .updateTable('members')
-    .set({ role })
+    .set({ role, access })
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
     .execute();
@@ -88,6 +95,7 @@ function toMember(row: MembersTable): Member {
     status: 'active',
     lastActive: row.last_active_at,
     joinedAt: row.joined_at,
+    access: row.role === 'admin' ? FULL_SCOPE : parseScope(row.access),
   };
 }
 

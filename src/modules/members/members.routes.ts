@@ -9,6 +9,27 @@ import type { MembersService } from './members.service.js';
 const tags = ['members'];
 export const RoleSchema = StringEnum(ROLES);
 
+/** A member's scope (design.md §16), as shown and as set: a left-out part is everything. */
+export const AccessSchema = Type.Object(
+  {
+    projects: Type.Union(
+      [Type.Literal('all'), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500 })],
+      {
+        description: '"all", or the ids of the projects the member sees',
+      },
+    ),
+    locales: Type.Union(
+      [Type.Literal('all'), Type.Array(Type.String({ maxLength: 20 }), { maxItems: 200 })],
+      {
+        description: '"all", or the locale codes the member may change',
+      },
+    ),
+    approve: Type.Boolean({ description: 'May approve changes whose projects and locales are all in scope' }),
+  },
+  { additionalProperties: false },
+);
+export const AccessInput = Type.Partial(AccessSchema, { additionalProperties: false });
+
 export const MemberSchema = Type.Object({
   id: Type.String(),
   email: Type.String(),
@@ -17,6 +38,7 @@ export const MemberSchema = Type.Object({
   status: Type.Literal('active'),
   lastActive: Nullable(Timestamp),
   joinedAt: Timestamp,
+  access: AccessSchema,
 });
 
 const MemberParams = Type.Object({ memberId: Type.String({ maxLength: 100 }) });
@@ -40,15 +62,23 @@ export function memberRoutes(app: Api, services: { members: MembersService }): v
     schema: {
       operationId: 'members.updateRole',
       tags,
-      summary: "Change a member's role",
-      description: 'Admin only. Demoting the last admin is 400.',
+      summary: "Change a member's role or scope",
+      description:
+        'Admin only. Demoting the last admin is 400. `access` narrows a member to projects and ' +
+        'locales (a viewer to projects only; an admin never) and takes effect on their next request.',
       security: BEARER,
       params: MemberParams,
-      body: Type.Object({ role: RoleSchema }, { additionalProperties: false }),
-      response: { 200: Ok(Type.Object({ id: Type.String(), role: RoleSchema })), ...ERRORS },
+      body: Type.Object(
+        { role: Type.Optional(RoleSchema), access: Type.Optional(AccessInput) },
+        { additionalProperties: false, minProperties: 1 },
+      ),
+      response: {
+        200: Ok(Type.Object({ id: Type.String(), role: RoleSchema, access: AccessSchema })),
+        ...ERRORS,
+      },
     },
     handler: async (request) =>
-      ok(await members.updateRole(contextOf(request), request.params.memberId, request.body.role)),
+      ok(await members.update(contextOf(request), request.params.memberId, request.body)),
   });
 
   app.delete('/organization/members/:memberId', {

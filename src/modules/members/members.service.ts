@@ -3,7 +3,15 @@ import type { Executor } from '../../db/database.js';
 import { invalidField, notFound } from '../../errors.js';
 import type { Outbox } from '../events/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { authorize, type RequestContext, type Role } from '../access/index.js';
+import {
+  authorize,
+  checkScope,
+  storedScope,
+  type AccessScope,
+  type RequestContext,
+  type Role,
+  type ScopeInput,
+} from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
 import type { Member } from './member.js';
 import { membersRepository as members } from './members.repository.js';
@@ -21,6 +29,8 @@ export interface MembersServiceDeps {
   };
   /** Ends every dashboard session of a member: at removal, and when the role changes. */
   sessions: { endOfMember(db: Executor, organizationId: string, memberId: string): Promise<void> };
+  /** Which of these ids are projects of the organization (a scope names only those). */
+  knownProjects(db: Executor, organizationId: string, ids: string[]): Promise<ReadonlySet<string>>;
 }
 
 export function createMembersService({
@@ -31,6 +41,7 @@ export function createMembersService({
   organizations,
   apiKeys,
   sessions,
+  knownProjects,
 }: MembersServiceDeps) {
   /**
    * Runs a change to one member under the organization's lock, after checking that an admin
@@ -60,26 +71,38 @@ export function createMembersService({
       return members.list(db, ctx.organizationId);
     },
 
-    /** Changes a member's role (ending their dashboard sessions); 400 when it would demote the last admin. */
-    async updateRole(ctx: RequestContext, memberId: string, role: Role): Promise<{ id: string; role: Role }> {
+    /**
+     * Changes a member's role (ending their dashboard sessions) and/or their scope (design.md §16,
+     * in force from their next request); 400 when it would demote the last admin, or for a scope
+     * the role cannot have. A new role without a scope keeps the scope (an admin's is everything).
+     */
+    async update(
+      ctx: RequestContext,
+      memberId: string,
+      patch: { role?: Role; access?: ScopeInput },
+    ): Promise<{ id: string; role: Role; access: AccessScope }> {
       authorize(ctx, 'members.updateRole');
       return changeMember(
         ctx,
         memberId,
-        (member) => member.role === 'admin' && role !== 'admin',
+        (member) => member.role === 'admin' && patch.role !== undefined && patch.role !== 'admin',
         async (trx, member) => {
-          if (member.role !== role) {
-            await members.updateRole(trx, ctx.organizationId, member.id, role);
-            await sessions.endOfMember(trx, ctx.organizationId, member.id);
-            await audit.record(
-              trx,
-              ctx,
-              'members.updateRole',
-              { type: 'member', id: member.id },
-              { from: member.role, to: role },
-            );
+          const role = patch.role ?? member.role;
+          const wanted = patch.access ?? (role === 'admin' ? undefined : member.access);
+          const ids = wanted?.projects === undefined || wanted.projects === 'all' ? [] : wanted.projects;
+          const access = checkScope(wanted, role, await knownProjects(trx, ctx.organizationId, ids));
+          const stored = storedScope(access);
+          const changed = {
+            ...(member.role !== role && { from: member.role, to: role }),
+            ...(storedScope(member.access) !== stored && { access: { from: member.access, to: access } }),
+          };
+          if (Object.keys(changed).length > 0) {
+            await members.updateRole(trx, ctx.organizationId, member.id, role, stored);
+            // A new role signs the member in anew; a new scope holds from their next request.
+            if (member.role !== role) await sessions.endOfMember(trx, ctx.organizationId, member.id);
+            await audit.record(trx, ctx, 'members.updateRole', { type: 'member', id: member.id }, changed);
           }
-          return { id: member.id, role };
+          return { id: member.id, role, access };
         },
       );
     },

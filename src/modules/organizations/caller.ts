@@ -1,4 +1,4 @@
-import { isRole, type Caller } from '../access/index.js';
+import { isRole, parseScope, type Caller } from '../access/index.js';
 import { isPlan, PLANS } from './plans.js';
 
 /** What a credential's lookup (API key or session) reads about its member and organization. */
@@ -8,6 +8,8 @@ export interface CredentialOwner {
   memberId: string;
   role: string;
   memberStatus: string;
+  /** The member's scope as stored (JSON; null: everything). */
+  access: string | null;
 }
 
 /**
@@ -22,6 +24,11 @@ export function activeCaller(
   return {
     organizationId: owner.organizationId,
     requestsPerMinute: PLANS[owner.plan].requestsPerMinute,
-    principal: { memberId: owner.memberId, role: owner.role, ...credential },
+    principal: {
+      memberId: owner.memberId,
+      role: owner.role,
+      ...(owner.role !== 'admin' && owner.access !== null && { access: parseScope(owner.access) }),
+      ...credential,
+    },
   };
 }

@@ -6,6 +6,7 @@ import type { Executor } from '../../db/database.js';
 import { AppError, invalidField, notFound } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { FULL_SCOPE } from '../access/index.js';
 import { operatorActor, type AuditActor, type AuditLog } from '../audit/index.js';
 import { normalizeEmail, type Member, type MembersRepository } from '../members/index.js';
 import { DEFAULT_SETTINGS, normalizeName, type Organization } from './organization.js';
@@ -94,6 +95,7 @@ export function createOrganizationSetup<K>({
       status: 'active',
       lastActive: null,
       joinedAt: at,
+      access: FULL_SCOPE,
     };
     await organizations.insert(executor, {
       id: orgId,
@@ -110,6 +112,7 @@ export function createOrganizationSetup<K>({
       role: 'admin',
       status: 'active',
       last_active_at: null,
+      access: null,
       joined_at: at,
     });
     await audit.recordAs(

@@ -84,20 +84,25 @@ export async function listProjects(
 }
 
 /**
- * One page of the projects whose name contains `search` (case-insensitive), and how many match.
- * A search reads the organization's projects (its index bounds it), unlike the plain page.
+ * One page of the projects whose name contains `search` (case-insensitive) and, with `ids`, that
+ * are among them (a member narrowed to some projects), and how many match. It reads the
+ * organization's projects (its index bounds it), unlike the plain page.
  */
 export async function searchProjects(
   db: Executor,
   organizationId: string,
-  search: string,
+  filter: { search?: string; ids?: string[] },
   page: { limit: number; offset: number },
 ): Promise<{ projects: Project[]; total: number }> {
-  const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const matching = db
-    .selectFrom('projects')
-    .where('organization_id', '=', organizationId)
-    .where(sql<boolean>`lower(name) like ${pattern} escape '\\'`);
+  let matching = db.selectFrom('projects').where('organization_id', '=', organizationId);
+  if (filter.search !== undefined) {
+    const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    matching = matching.where(sql<boolean>`lower(name) like ${pattern} escape '\\'`);
+  }
+  if (filter.ids !== undefined) {
+    if (filter.ids.length === 0) return { projects: [], total: 0 };
+    matching = matching.where('id', 'in', filter.ids);
+  }
   const [rows, count] = await Promise.all([
     matching
       .select(PROJECT_COLUMNS)
@@ -109,6 +114,22 @@ export async function searchProjects(
     matching.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
   ]);
   return { projects: rows.map(toProject), total: Number(count.count) };
+}
+
+/** Which of `ids` are projects of the organization. */
+export async function existingProjectIds(
+  db: Executor,
+  organizationId: string,
+  ids: string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('projects')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Set(rows.map((row) => row.id));
 }
 
 const projectById = preparedQuery((db: Executor, organizationId: string, id: string) =>
@@ -194,6 +215,7 @@ export const projectsRepository = {
   lock: lockProject,
   listPage: listProjects,
   search: searchProjects,
+  existingIds: existingProjectIds,
   findRow: findProjectRow,
   findAnywhere: findProjectAnywhere,
   update: updateProject,

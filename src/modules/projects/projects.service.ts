@@ -3,7 +3,13 @@ import type { Executor } from '../../db/database.js';
 import { notFound, usageLimitExceeded } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { authorize, type RequestContext } from '../access/index.js';
+import {
+  authorize,
+  requireAllProjects,
+  requireProjectInScope,
+  visibleProjects,
+  type RequestContext,
+} from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
 import { PLANS, type OrganizationsRepository, type Plan } from '../organizations/index.js';
 import {
@@ -44,7 +50,9 @@ export function createProjectsService({
   sourceLocaleChanged,
 }: ProjectsServiceDeps) {
   /** The project, or 404 when it does not exist in the caller's organization. */
+  /** The project's row; 404 when the organization has none, or the caller's scope leaves it out. */
   async function requireRow(executor: Executor, ctx: RequestContext, projectId: string) {
+    requireProjectInScope(ctx, projectId);
     const row = await projects.findRow(executor, ctx.organizationId, projectId);
     if (row === undefined) throw notFound('Project');
     return row;
@@ -63,16 +71,23 @@ export function createProjectsService({
     ): Promise<ProjectPage> {
       authorize(ctx, 'projects.list');
       const term = search?.trim() ?? '';
+      const only = visibleProjects(ctx);
       const { projects: rows, total } =
-        term === ''
+        term === '' && only === null
           ? await projects.listPage(db, ctx.organizationId, page)
-          : await projects.search(db, ctx.organizationId, term, page);
+          : await projects.search(
+              db,
+              ctx.organizationId,
+              { ...(term !== '' && { search: term }), ...(only !== null && { ids: only }) },
+              page,
+            );
       return { projects: rows, total, limit: page.limit, offset: page.offset };
     },
 
     /** Creates a project; 403 USAGE_LIMIT_EXCEEDED when the plan's project quota is reached. */
     async create(ctx: RequestContext, input: ProjectInput & { name: string }): Promise<Project> {
       authorize(ctx, 'projects.create');
+      requireAllProjects(ctx);
       const fields = normalizeProjectInput(input);
       const now = clock.now().toISOString();
       return db.transaction().execute(async (trx) => {

@@ -5,7 +5,7 @@
 import { AppError, invalid, invalidField, type ErrorDetail } from '../../errors.js';
 import { newId } from '../../shared/ids.js';
 import { isStoreLocale } from '../../shared/stores.js';
-import type { RequestContext } from '../access/index.js';
+import { requireLocalesInScope, type RequestContext } from '../access/index.js';
 import { actorOf } from '../audit/index.js';
 import { listingsWithFields } from '../listings/index.js';
 import { isLinked, lockProject } from '../projects/index.js';
@@ -45,6 +45,10 @@ export function createPlayNotesWriter(
     fieldOf: (index: number, name: string) => string,
   ): Promise<PlayNoteView[]> {
     const project = await projects.require(ctx, projectId);
+    requireLocalesInScope(
+      ctx,
+      entries.map((entry) => entry.locale),
+    );
     if (!isLinked(project, 'playstore')) {
       throw invalidField(
         'store',

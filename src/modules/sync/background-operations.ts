@@ -12,7 +12,7 @@ import type { Executor } from '../../db/database.js';
 import { AppError, notFound } from '../../errors.js';
 import type { JobQueue } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { authorize, isRole, type RequestContext } from '../access/index.js';
+import { authorize, isRole, parseScope, type RequestContext } from '../access/index.js';
 import type { Approvals, Changeset, Diffs } from '../listings/index.js';
 import type { ProjectsService } from '../projects/index.js';
 import { operationsRepository as ops } from './operations.repository.js';
@@ -72,6 +72,7 @@ export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
       memberId: row.actor_member_id ?? 'operator',
       role: row.actor_role !== null && isRole(row.actor_role) ? row.actor_role : 'viewer',
       keyId: null,
+      ...(row.actor_access !== null && { access: parseScope(row.actor_access) }),
       ...(row.actor_operator !== null && { operator: row.actor_operator }),
     },
     requestId: row.id,

@@ -11,7 +11,7 @@ import { AppError } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { Store } from '../../shared/stores.js';
-import type { RequestContext } from '../access/index.js';
+import { storedScope, type RequestContext } from '../access/index.js';
 import { actorOf, type AuditLog } from '../audit/index.js';
 import type { EventType, Outbox } from '../events/index.js';
 import type { Project } from '../projects/index.js';
@@ -210,6 +210,7 @@ export function createOperationRunner(deps: {
     actor_member_id: actorOf(ctx).memberId,
     actor_operator: actorOf(ctx).operator,
     actor_role: ctx.principal.role,
+    actor_access: ctx.principal.access === undefined ? null : storedScope(ctx.principal.access),
     stores: JSON.stringify(run.stores),
     locales: run.locales === undefined ? null : JSON.stringify(run.locales),
   });

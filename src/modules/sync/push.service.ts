@@ -5,9 +5,9 @@
 import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { STORES, type Store } from '../../shared/stores.js';
-import { authorize, type RequestContext } from '../access/index.js';
+import { authorize, requireLocalesInScope, type RequestContext } from '../access/index.js';
 import type { CredentialsService } from '../credentials/index.js';
-import type { Approvals, Changeset, Diffs } from '../listings/index.js';
+import { changesetLocales, type Approvals, type Changeset, type Diffs } from '../listings/index.js';
 import type { StoreMediaService } from '../media/index.js';
 import type { ReleasesService } from '../releases/index.js';
 import type { Project, ProjectsService } from '../projects/index.js';
@@ -62,6 +62,8 @@ export function createPushService(deps: PushServiceDeps) {
       prepare: async () => {
         if (resumeFrom !== undefined) return resumeFrom;
         const pending = await diffs.pending(ctx, project.id);
+        // design.md §16: every locale the push writes must be in the caller's scope.
+        requireLocalesInScope(ctx, changesetLocales(pending.changeset, stores, locales));
         await approvals.assertPushAllowed(ctx, project.id, pending);
         return pending.changeset;
       },
@@ -137,6 +139,11 @@ export function createPushService(deps: PushServiceDeps) {
     const project = await projects.require(ctx, projectId);
     const stores = selectStores(project, input.store ?? 'both');
     const locales = normalizeLocaleFilter(input.locales, stores);
+    if (resumeFrom === undefined) {
+      // Said before a background push is queued too; its run checks again against what it writes.
+      const { changeset } = await diffs.pending(ctx, project.id);
+      requireLocalesInScope(ctx, changesetLocales(changeset, stores, locales));
+    }
     return { project, run: operation(ctx, project, stores, locales, input, resumeFrom) };
   }
 

@@ -12,7 +12,7 @@ import type { Executor } from '../../db/database.js';
 import { AppError, invalid, type ErrorDetail } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { STORES, type Store } from '../../shared/stores.js';
-import { authorize, type RequestContext } from '../access/index.js';
+import { authorize, requireLocalesInScope, type RequestContext } from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
 import { codePoints, ruleOf } from '../listings/index.js';
 import type { ProjectsService } from '../projects/index.js';
@@ -210,6 +210,7 @@ export function createMachineTranslation(deps: {
           details,
         );
       }
+      requireLocalesInScope(ctx, request.targetLocales);
       const apiKey = await apiKeyOf(ctx.organizationId);
       if (apiKey === null) {
         throw new AppError(

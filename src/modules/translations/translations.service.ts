@@ -8,7 +8,7 @@ import { invalid, invalidField, notFound, type ErrorDetail } from '../../errors.
 import type { Clock } from '../../shared/clock.js';
 import { packArchive } from '../../shared/archive.js';
 import { STORES, type Store } from '../../shared/stores.js';
-import { authorize, type RequestContext } from '../access/index.js';
+import { authorize, requireLocalesInScope, type RequestContext } from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
 import type { ListingEdits, ListingWriter } from '../listings/index.js';
 import type { ProjectsService } from '../projects/index.js';
@@ -163,6 +163,7 @@ export function createTranslationsService(deps: {
      */
     async importXliff(ctx: RequestContext, projectId: string, locale: string, xml: string | Uint8Array) {
       const { project, matrix } = await matrixOf(ctx, projectId, 'translations.import');
+      requireLocalesInScope(ctx, [locale]);
       localeEntries(matrix, locale);
       let doc;
       try {
@@ -209,6 +210,7 @@ export function createTranslationsService(deps: {
      */
     async accept(ctx: RequestContext, projectId: string, locale: string, request: AcceptRequest) {
       const { project, matrix } = await matrixOf(ctx, projectId, 'translations.accept');
+      requireLocalesInScope(ctx, [locale]);
       if (request.store !== undefined && !(STORES as readonly string[]).includes(request.store)) {
         throw invalidField('store', `must be appstore or playstore (got "${request.store}")`);
       }

@@ -983,8 +983,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a member's role
-         * @description Admin only. Demoting the last admin is 400.
+         * Change a member's role or scope
+         * @description Admin only. Demoting the last admin is 400. `access` narrows a member to projects and locales (a viewer to projects only; an admin never) and takes effect on their next request.
          */
         patch: operations["members.updateRole"];
         trace?: never;
@@ -6048,6 +6048,14 @@ export interface operations {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 joinedAt: string;
+                                access: {
+                                    /** @description "all", or the ids of the projects the member sees */
+                                    projects: "all" | string[];
+                                    /** @description "all", or the locale codes the member may change */
+                                    locales: "all" | string[];
+                                    /** @description May approve changes whose projects and locales are all in scope */
+                                    approve: boolean;
+                                };
                             }[];
                         };
                     };
@@ -6089,6 +6097,14 @@ export interface operations {
                     email: string;
                     /** @enum {string} */
                     role?: "admin" | "member" | "viewer";
+                    access?: {
+                        /** @description "all", or the ids of the projects the member sees */
+                        projects?: "all" | string[];
+                        /** @description "all", or the locale codes the member may change */
+                        locales?: "all" | string[];
+                        /** @description May approve changes whose projects and locales are all in scope */
+                        approve?: boolean;
+                    };
                 };
             };
         };
@@ -6112,6 +6128,14 @@ export interface operations {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             expiresAt: string;
+                            access: {
+                                /** @description "all", or the ids of the projects the member sees */
+                                projects: "all" | string[];
+                                /** @description "all", or the locale codes the member may change */
+                                locales: "all" | string[];
+                                /** @description May approve changes whose projects and locales are all in scope */
+                                approve: boolean;
+                            };
                         };
                         /** @enum {string} */
                         delivery: "share_link";
@@ -6197,7 +6221,15 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    role: "admin" | "member" | "viewer";
+                    role?: "admin" | "member" | "viewer";
+                    access?: {
+                        /** @description "all", or the ids of the projects the member sees */
+                        projects?: "all" | string[];
+                        /** @description "all", or the locale codes the member may change */
+                        locales?: "all" | string[];
+                        /** @description May approve changes whose projects and locales are all in scope */
+                        approve?: boolean;
+                    };
                 };
             };
         };
@@ -6215,6 +6247,14 @@ export interface operations {
                             id: string;
                             /** @enum {string} */
                             role: "admin" | "member" | "viewer";
+                            access: {
+                                /** @description "all", or the ids of the projects the member sees */
+                                projects: "all" | string[];
+                                /** @description "all", or the locale codes the member may change */
+                                locales: "all" | string[];
+                                /** @description May approve changes whose projects and locales are all in scope */
+                                approve: boolean;
+                            };
                         };
                     };
                 };
@@ -6268,6 +6308,14 @@ export interface operations {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 expiresAt: string;
+                                access: {
+                                    /** @description "all", or the ids of the projects the member sees */
+                                    projects: "all" | string[];
+                                    /** @description "all", or the locale codes the member may change */
+                                    locales: "all" | string[];
+                                    /** @description May approve changes whose projects and locales are all in scope */
+                                    approve: boolean;
+                                };
                                 status: "pending" | "expired";
                                 invitedBy: string | null;
                                 /**
@@ -7921,6 +7969,14 @@ export interface operations {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 joinedAt: string;
+                                access: {
+                                    /** @description "all", or the ids of the projects the member sees */
+                                    projects: "all" | string[];
+                                    /** @description "all", or the locale codes the member may change */
+                                    locales: "all" | string[];
+                                    /** @description May approve changes whose projects and locales are all in scope */
+                                    approve: boolean;
+                                };
                             };
                             apiKey: string;
                             key: {
@@ -7994,6 +8050,14 @@ export interface operations {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 joinedAt: string;
+                                access: {
+                                    /** @description "all", or the ids of the projects the member sees */
+                                    projects: "all" | string[];
+                                    /** @description "all", or the locale codes the member may change */
+                                    locales: "all" | string[];
+                                    /** @description May approve changes whose projects and locales are all in scope */
+                                    approve: boolean;
+                                };
                             };
                             organization: {
                                 id: string;

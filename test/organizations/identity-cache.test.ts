@@ -82,6 +82,36 @@ describe('authenticated keys kept between requests', () => {
     expect((await onB.get('/api/v1/projects')).status).toBe(200);
   });
 
+  it('applies a scope changed on one instance to the next request on the other (key and session)', async () => {
+    const org = await a.given.organization();
+    const member = await a.given.member(org, 'member');
+    const kept = (await a.given.project(org.admin, { appStoreAppId: '1234567890' })).id;
+    const hidden = (await a.given.project(org.admin, { appStoreAppId: '1234567890' })).id;
+    const onB = b.client(member.apiKey);
+    const sessionOnB = await b.given.session(member);
+    for (const client of [onB, sessionOnB]) {
+      expect((await client.get(`/api/v1/projects/${hidden}`)).status).toBe(200);
+      expect(
+        (await client.patch(`/api/v1/projects/${kept}/listings/appstore/fr-FR`, { name: 'Météo' })).status,
+      ).toBe(200);
+    }
+
+    const narrowed = await org.admin.api.patch(`/api/v1/organization/members/${member.id}`, {
+      access: { projects: [kept], locales: ['de-DE'] },
+    });
+    expect(narrowed.status).toBe(200);
+
+    for (const client of [onB, sessionOnB]) {
+      expect((await client.get(`/api/v1/projects/${hidden}`)).status).toBe(404);
+      const refused = await client.patch(`/api/v1/projects/${kept}/listings/appstore/fr-FR`, { name: 'Non' });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.message).toContain('fr-FR');
+      expect(
+        (await client.patch(`/api/v1/projects/${kept}/listings/appstore/de-DE`, { name: 'Wetter' })).status,
+      ).toBe(200);
+    }
+  });
+
   it('refuses a member removed on one instance on the next request to the other', async () => {
     const org = await a.given.organization();
     const member = await a.given.member(org, 'viewer');

@@ -36,7 +36,11 @@ describe('PATCH /api/v1/organization/members/:memberId', () => {
     expect((await member.api.post('/api/v1/projects', { name: 'ok' })).status).toBe(201);
     const res = await org.admin.api.patch(`/api/v1/organization/members/${member.id}`, { role: 'viewer' });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ id: member.id, role: 'viewer', access: { projects: 'all', locales: 'all', approve: false } });
+    expect(res.body.data).toEqual({
+      id: member.id,
+      role: 'viewer',
+      access: { projects: 'all', locales: 'all', approve: false },
+    });
     expect((await member.api.post('/api/v1/projects', { name: 'no' })).status).toBe(403);
   });
 

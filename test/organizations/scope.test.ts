@@ -401,7 +401,7 @@ async function tool(actor: Actor, name: string, args: Record<string, unknown>) {
     payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
   });
   const result = res.json().result;
-  return { isError: result.isError === true, data: result.structuredContent as any };
+  return { isError: result.isError === true, data: result.structuredContent };
 }
 
 /** The tools of the project writes above, each with what it needs in scope. */

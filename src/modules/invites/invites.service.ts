@@ -31,7 +31,7 @@ export interface InvitesServiceDeps {
   organizations: Pick<OrganizationsRepository, 'find' | 'lock'>;
   members: Pick<MembersRepository, 'count' | 'findByEmail'>;
   /** Which of these ids are projects of the organization (a scope names only those). */
-  knownProjects(db: Executor, organizationId: string, ids: string[]): Promise<ReadonlySet<string>>;
+  knownProjects: (db: Executor, organizationId: string, ids: string[]) => Promise<ReadonlySet<string>>;
 }
 
 export const inviteGone = () => notFound('Invite');

@@ -30,7 +30,7 @@ export interface MembersServiceDeps {
   /** Ends every dashboard session of a member: at removal, and when the role changes. */
   sessions: { endOfMember(db: Executor, organizationId: string, memberId: string): Promise<void> };
   /** Which of these ids are projects of the organization (a scope names only those). */
-  knownProjects(db: Executor, organizationId: string, ids: string[]): Promise<ReadonlySet<string>>;
+  knownProjects: (db: Executor, organizationId: string, ids: string[]) => Promise<ReadonlySet<string>>;
 }
 
 export function createMembersService({

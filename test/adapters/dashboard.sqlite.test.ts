@@ -562,6 +562,89 @@ describe('the review loop', () => {
   });
 });
 
+describe('scoped access', () => {
+  it('invites a translator for de-DE on one project, who edits de-DE there and reads the rest', async () => {
+    const org = await organizationWithStores();
+    const mine = await syncedProject(org.admin);
+    const theirs = await syncedProject(org.admin);
+    const mineName = (await org.admin.api.get(`/api/v1/projects/${mine}`)).body.data.project.name as string;
+    const admin = await signedInContext(browser, h, org.admin.apiKey);
+    const translator = await browser.newContext({ baseURL: h.url });
+    try {
+      // The admin invites with a project and a language picked.
+      await admin.page.getByRole('link', { name: 'Organization' }).click();
+      const invites = admin.page.getByRole('region', { name: 'Invites' });
+      await invites.getByLabel('E-mail').fill('tara@example.com');
+      await invites.getByLabel('Only some projects').check();
+      await invites.getByLabel('Projects', { exact: true }).selectOption({ label: mineName });
+      await invites.getByLabel('Only some languages').check();
+      await invites.getByLabel('Languages', { exact: true }).selectOption('de-DE');
+      await expectAccessible(admin.page, 'invite with access');
+      await invites.getByRole('button', { name: 'Invite' }).click();
+      const link = (await invites.getByRole('status').locator('code').textContent())!;
+
+      const page = await translator.newPage();
+      await page.goto(new URL(link).pathname);
+      await page.getByLabel('Name').fill('Tara');
+      await page.getByRole('button', { name: 'Accept' }).click();
+      await page.getByRole('button', { name: 'Continue to the projects' }).click();
+      await page.getByRole('heading', { name: 'Projects' }).waitFor();
+      await page.getByRole('link', { name: mineName }).waitFor();
+      expect(await page.getByRole('link', { name: /^Project / }).count()).toBe(1);
+      await expectAccessible(page, 'projects of a translator');
+
+      // Their language: editable.
+      await page.goto(`/projects/${mine}/listings/de-DE`);
+      await page
+        .getByRole('group', { name: 'Google Play' })
+        .getByLabel('Short description')
+        .fill('Wetter für jede Straße');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Saved.').waitFor();
+
+      // Another language: read-only, and the page says why.
+      await page.goto(`/projects/${mine}/listings/en-US`);
+      await page
+        .getByRole('note')
+        .getByText('Read-only for you: your access covers de-DE, not en-US.', { exact: false })
+        .waitFor();
+      expect(
+        await page.getByRole('group', { name: 'App Store' }).getByLabel('Subtitle').getAttribute('readonly'),
+      ).not.toBeNull();
+      expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
+      await expectAccessible(page, 'listing editor outside the scope');
+
+      // Their languages come first in the translations overview.
+      await page.goto(`/projects/${mine}/translations`);
+      const first = page.getByRole('table', { name: 'Translation states' }).getByRole('row').nth(1);
+      await first.getByRole('link', { name: 'de-DE' }).waitFor();
+
+      // Another project does not exist for them; the server refuses what the page would not offer.
+      await page.goto(`/projects/${theirs}`);
+      await page.getByText('Project not found').waitFor();
+      const refused = await page.evaluate(async (path) => {
+        const res = await fetch(path, {
+          method: 'PATCH',
+          headers: { 'Content-Type': 'application/json', 'X-Appmeta-CSRF': '1' },
+          body: JSON.stringify({ subtitle: 'Rain' }),
+        });
+        return res.status;
+      }, `/api/v1/projects/${mine}/listings/appstore/en-US`);
+      expect(refused).toBe(403);
+
+      // The admin sees the scope in the member list.
+      await admin.page.reload();
+      await admin.page
+        .getByRole('region', { name: 'Members' })
+        .getByRole('cell', { name: `${mineName} · de-DE` })
+        .waitFor();
+    } finally {
+      await admin.context.close();
+      await translator.close();
+    }
+  });
+});
+
 describe('release notes', () => {
   it('edits Google Play notes with a live 500-character counter, reviews them and pushes them', async () => {
     const app = emu.play.apps.get(PACKAGE)!;

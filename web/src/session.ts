@@ -23,8 +23,22 @@ export function useSignedIn(keep?: readonly unknown[]) {
   return () => client.resetQueries({ predicate: (query) => JSON.stringify(query.queryKey) !== kept });
 }
 
-export const canEdit = (session: Session | undefined) =>
-  session?.role === 'admin' || session?.role === 'member';
+/** Whether the member's scope (design.md §16) covers a locale: admins' always does. */
+export const coversLocale = (session: Session | undefined, locale: string) => {
+  const locales = session?.member.access.locales;
+  return session?.role === 'admin' || locales === 'all' || (locales?.includes(locale) ?? false);
+};
+
+/** Whether the signed-in member may change things (of `locale`, when one is named). */
+export const canEdit = (session: Session | undefined, locale?: string) =>
+  (session?.role === 'admin' || session?.role === 'member') &&
+  (locale === undefined || coversLocale(session, locale));
+
+/** Why a member who may edit sees a locale read-only: their scope leaves it out. */
+export const scopeNote = (session: Session | undefined, locale: string): string | null =>
+  canEdit(session) && !coversLocale(session, locale)
+    ? `Read-only for you: your access covers ${(session?.member.access.locales as string[]).join(', ')}, not ${locale}. An admin can widen it.`
+    : null;
 export const isAdmin = (session: Session | undefined) => session?.role === 'admin';
 
 /** What a page about one locale of a project is given (the listing editor, a translation locale). */

@@ -36,6 +36,16 @@ export function BusyButton({
   );
 }
 
+/** Says why a page is read-only for a member whose scope leaves its locale out (design.md §16). */
+export function ScopeNote({ note }: { note: string | null }) {
+  if (note === null) return null;
+  return (
+    <p role="note" className="hint">
+      {note}
+    </p>
+  );
+}
+
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
   const [copied, setCopied] = useState(false);
   return (

@@ -13,8 +13,8 @@ import {
   type Store,
 } from '../listing-rules';
 import { Link, setLeaveGuard } from '../router';
-import { canEdit, type LocalePageProps } from '../session';
-import { BusyButton, ErrorMessage, when } from '../ui';
+import { canEdit, scopeNote, type LocalePageProps } from '../session';
+import { BusyButton, ErrorMessage, when, ScopeNote } from '../ui';
 import { keys } from '../api/keys';
 import { useLocales } from '../api/queries';
 
@@ -49,7 +49,7 @@ const valuesOf = (store: Store, fields: Record<string, FieldView> | undefined): 
 
 export function ListingEditor({ session, projectId, locale }: LocalePageProps) {
   const client = useQueryClient();
-  const editable = canEdit(session);
+  const editable = canEdit(session, locale);
   const locales = useLocales();
   const validIn = (store: Store) => locales.data?.stores[store].some((l) => l.code === locale) ?? false;
   const appstore = useListing(projectId, 'appstore', locale, validIn('appstore'));
@@ -160,6 +160,7 @@ export function ListingEditor({ session, projectId, locale }: LocalePageProps) {
         <Link href={`/projects/${projectId}`}>← Back to the project</Link>
       </p>
       <h1>Listing {locale}</h1>
+      <ScopeNote note={scopeNote(session, locale)} />
       <form onSubmit={submit} aria-label={`Listing ${locale}`}>
         <div className="stores">
           {STORES.map((store) => (

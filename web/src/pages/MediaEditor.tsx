@@ -8,8 +8,8 @@ import { useState, type DragEvent } from 'react';
 import { api, ApiError, unwrap } from '../api/client';
 import { STORE_NAMES, STORES, type Store } from '../listing-rules';
 import { Link } from '../router';
-import { canEdit, type Session } from '../session';
-import { BusyButton, ErrorMessage } from '../ui';
+import { canEdit, scopeNote, type Session } from '../session';
+import { BusyButton, ErrorMessage, ScopeNote } from '../ui';
 import { keys } from '../api/keys';
 import { useMediaLocale } from '../api/queries';
 
@@ -81,7 +81,7 @@ export function MediaEditor({
   locale: string;
 }) {
   const client = useQueryClient();
-  const editable = canEdit(session);
+  const editable = canEdit(session, locale);
   const slotTypes = useQuery({ queryKey: keys.mediaSlotTypes(), queryFn: loadSlotTypes });
   const rules = (slotTypes.data ?? []).filter((rule) => rule.store === store);
   const [slotType, setSlotType] = useState<string | null>(null);
@@ -166,6 +166,7 @@ export function MediaEditor({
       <h1>
         Screenshots and previews · {STORE_NAMES[store]} · {locale}
       </h1>
+      <ScopeNote note={scopeNote(session, locale)} />
       <nav aria-label="Store">
         {STORES.filter((s) => s !== store).map((other) => (
           <Link key={other} href={`/projects/${projectId}/media/${other}/${encodeURIComponent(locale)}`}>

@@ -157,7 +157,7 @@ export function Releases({ session, projectId }: { session: Session; projectId: 
                   label={`What's New (${locale})`}
                   note={apple.notes.find((n) => n.locale === locale)}
                   max={APP_STORE_MAX}
-                  editable={editable && apple.version!.editable}
+                  editable={canEdit(session, locale) && apple.version!.editable}
                   save={async (text) => {
                     await unwrap(
                       api.PATCH(
@@ -195,7 +195,7 @@ export function Releases({ session, projectId }: { session: Session; projectId: 
                   label={`Release notes (${locale})`}
                   note={release.notes.find((n) => n.locale === locale)}
                   max={PLAY_MAX}
-                  editable={editable}
+                  editable={canEdit(session, locale)}
                   save={async (text) => {
                     await unwrap(
                       api.PATCH(

@@ -10,8 +10,8 @@ import { useState, type ReactNode } from 'react';
 import { api, ApiError, unwrap } from '../api/client';
 import { codePoints, STORE_FIELDS, STORE_NAMES, type Store } from '../listing-rules';
 import { Link } from '../router';
-import { canEdit, type Session, type LocalePageProps } from '../session';
-import { BusyButton, ErrorMessage, Section } from '../ui';
+import { canEdit, coversLocale, scopeNote, type Session, type LocalePageProps } from '../session';
+import { BusyButton, ErrorMessage, Section, ScopeNote } from '../ui';
 import { keys } from '../api/keys';
 import { useTranslationLocale, useTranslations } from '../api/queries';
 
@@ -78,22 +78,28 @@ export function TranslationsOverview({ session, projectId }: { session: Session;
             </tr>
           </thead>
           <tbody>
-            {[...rows].map(([key, counts]) => {
-              const [locale, store] = key.split('\u0000') as [string, Store];
-              return (
-                <tr key={key}>
-                  <td>
-                    <Link href={`/projects/${projectId}/translations/${locale}`}>{locale}</Link>
-                  </td>
-                  <td>{STORE_NAMES[store]}</td>
-                  {STATES.map((s) => (
-                    <td key={s} className={counts[s] ? `state-${s}` : undefined}>
-                      {counts[s]}
+            {/* A member's own languages first (design.md §16), otherwise in the order they came. */}
+            {[...rows]
+              .sort(([a], [b]) => {
+                const mine = (key: string) => (coversLocale(session, key.split('\u0000')[0]!) ? 0 : 1);
+                return mine(a) - mine(b);
+              })
+              .map(([key, counts]) => {
+                const [locale, store] = key.split('\u0000') as [string, Store];
+                return (
+                  <tr key={key}>
+                    <td>
+                      <Link href={`/projects/${projectId}/translations/${locale}`}>{locale}</Link>
                     </td>
-                  ))}
-                </tr>
-              );
-            })}
+                    <td>{STORE_NAMES[store]}</td>
+                    {STATES.map((s) => (
+                      <td key={s} className={counts[s] ? `state-${s}` : undefined}>
+                        {counts[s]}
+                      </td>
+                    ))}
+                  </tr>
+                );
+              })}
           </tbody>
         </table>
       )}
@@ -239,7 +245,7 @@ function FieldRow({
 
 export function TranslationLocale({ session, projectId, locale }: LocalePageProps) {
   const queryClient = useQueryClient();
-  const editable = canEdit(session);
+  const editable = canEdit(session, locale);
   const detail = useTranslationLocale(projectId, locale);
   const refresh = () => queryClient.invalidateQueries({ queryKey: keys.translations(projectId) });
   const machine = useMutation({
@@ -288,6 +294,7 @@ export function TranslationLocale({ session, projectId, locale }: LocalePageProp
       <h1>
         Translations: {detail.data?.sourceLocale ?? '…'} → {locale}
       </h1>
+      <ScopeNote note={scopeNote(session, locale)} />
       <ErrorMessage error={detail.error} />
       <Section title="Translators">
         <p>

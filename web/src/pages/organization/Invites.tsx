@@ -5,25 +5,29 @@ import { api, unwrap } from '../../api/client';
 import { BusyButton, CopyButton, ErrorMessage, Section, when } from '../../ui';
 import { keys } from '../../api/keys';
 import { useInvites } from '../../api/queries';
+import { FULL_SCOPE, ScopePicker, scopeFor, type Role, type Scope } from './ScopePicker';
 
-type Role = 'admin' | 'member' | 'viewer';
 const ROLES: Role[] = ['viewer', 'member', 'admin'];
 
 export function Invites() {
   const client = useQueryClient();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('member');
+  const [scope, setScope] = useState<Scope>(FULL_SCOPE);
   const invites = useInvites();
   const create = useMutation({
     // The spec puts inviteUrl beside data, not in it.
     mutationFn: async () => {
-      const call = api.POST('/api/v1/organization/members', { body: { email, role } });
+      const call = api.POST('/api/v1/organization/members', {
+        body: { email, role, access: scopeFor(role, scope) },
+      });
       const invite = await unwrap(call);
       const { data } = await call;
       return { ...invite, inviteUrl: data!.inviteUrl };
     },
     onSuccess: () => {
       setEmail('');
+      setScope(FULL_SCOPE);
       return client.invalidateQueries({ queryKey: keys.invites() });
     },
   });
@@ -55,6 +59,7 @@ export function Invites() {
             </option>
           ))}
         </select>
+        <ScopePicker id="invite-scope" role={role} value={scope} onChange={setScope} />
         <BusyButton type="submit" busy={create.isPending}>
           Invite
         </BusyButton>

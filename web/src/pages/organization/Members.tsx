@@ -5,9 +5,9 @@ import { api, unwrap } from '../../api/client';
 import { isAdmin, type Session } from '../../session';
 import { CopyButton, ErrorMessage, Section, when, HeaderRow } from '../../ui';
 import { keys } from '../../api/keys';
-import { useMembers } from '../../api/queries';
+import { useMembers, useProjectsPage } from '../../api/queries';
+import { ScopePicker, scopeFor, scopeSummary, type Role, type Scope } from './ScopePicker';
 
-type Role = 'admin' | 'member' | 'viewer';
 const ROLES: Role[] = ['viewer', 'member', 'admin'];
 
 export function Members({ session }: { session: Session }) {
@@ -15,6 +15,14 @@ export function Members({ session }: { session: Session }) {
   const admin = isAdmin(session);
   const members = useMembers();
   const [link, setLink] = useState<{ email: string; url: string } | null>(null);
+  const [editing, setEditing] = useState<{
+    memberId: string;
+    email: string;
+    role: Role;
+    scope: Scope;
+  } | null>(null);
+  const projects = useProjectsPage('', 0, 100);
+  const projectName = (id: string) => projects.data?.projects.find((p) => p.id === id)?.name ?? id;
   const refresh = () => client.invalidateQueries({ queryKey: keys.members() });
   const setRole = useMutation({
     mutationFn: ({ memberId, role }: { memberId: string; role: Role }) =>
@@ -24,6 +32,17 @@ export function Members({ session }: { session: Session }) {
           body: { role },
         }),
       ),
+    onSettled: refresh,
+  });
+  const setAccess = useMutation({
+    mutationFn: ({ memberId, role, scope }: { memberId: string; role: Role; scope: Scope }) =>
+      unwrap(
+        api.PATCH('/api/v1/organization/members/{memberId}', {
+          params: { path: { memberId } },
+          body: { access: scopeFor(role, scope) },
+        }),
+      ),
+    onSuccess: () => setEditing(null),
     onSettled: refresh,
   });
   const remove = useMutation({
@@ -38,10 +57,12 @@ export function Members({ session }: { session: Session }) {
   });
   return (
     <Section title="Members">
-      <ErrorMessage error={members.error ?? setRole.error ?? remove.error ?? signInLink.error} />
+      <ErrorMessage
+        error={members.error ?? setRole.error ?? setAccess.error ?? remove.error ?? signInLink.error}
+      />
       <table>
         <thead>
-          <HeaderRow columns={['Name', 'E-mail', 'Role', 'Last active']} actions={admin} />
+          <HeaderRow columns={['Name', 'E-mail', 'Role', 'Access', 'Last active']} actions={admin} />
         </thead>
         <tbody>
           {members.data?.members.map((m) => (
@@ -65,11 +86,22 @@ export function Members({ session }: { session: Session }) {
                   m.role
                 )}
               </td>
+              <td>{scopeSummary(m.access, projectName)}</td>
               <td>{when(m.lastActive)}</td>
               {admin && (
                 <td>
                   {m.id !== session.member.id && (
                     <>
+                      {m.role !== 'admin' && (
+                        <button
+                          type="button"
+                          onClick={() =>
+                            setEditing({ memberId: m.id, email: m.email, role: m.role, scope: m.access })
+                          }
+                        >
+                          Access of {m.email}
+                        </button>
+                      )}
                       <button
                         type="button"
                         onClick={() => signInLink.mutate({ memberId: m.id, email: m.email })}
@@ -92,6 +124,29 @@ export function Members({ session }: { session: Session }) {
           ))}
         </tbody>
       </table>
+      {editing && (
+        <form
+          className="panel"
+          aria-label={`Access of ${editing.email}`}
+          onSubmit={(e) => {
+            e.preventDefault();
+            setAccess.mutate(editing);
+          }}
+        >
+          <ScopePicker
+            id="member-scope"
+            role={editing.role}
+            value={editing.scope}
+            onChange={(scope) => setEditing({ ...editing, scope })}
+          />
+          <button type="submit" disabled={setAccess.isPending}>
+            Save access
+          </button>
+          <button type="button" onClick={() => setEditing(null)}>
+            Cancel
+          </button>
+        </form>
+      )}
       {link && (
         <div role="status" className="panel">
           <p>

@@ -41,7 +41,7 @@ export function ApprovalPanel({ session, projectId, diff, onChanged }: ReviewPro
           ))}
         </ul>
       )}
-      {isAdmin(session) ? (
+      {isAdmin(session) || (session.role === 'member' && session.member.access.approve) ? (
         <BusyButton type="button" busy={approve.isPending} onClick={() => approve.mutate(diff.hash)}>
           Approve these changes
         </BusyButton>

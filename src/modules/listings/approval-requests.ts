@@ -5,15 +5,11 @@
  */
 import type { Executor } from '../../db/database.js';
 import { AppError, invalid } from '../../errors.js';
-import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { authorize, type RequestContext } from '../access/index.js';
-import { actorOf, type AuditLog } from '../audit/index.js';
-import type { Outbox } from '../events/index.js';
-import type { ProjectsService } from '../projects/index.js';
+import { actorOf } from '../audit/index.js';
 import { isEmpty, type Changeset } from './changeset.js';
-import type { Diffs } from './listing-diff.js';
-import type { ListingWriter } from './listing-writer.js';
+import type { ApprovalsDeps } from './approvals.js';
 import {
   closeApprovalRequests,
   insertApprovalRequest,
@@ -33,14 +29,9 @@ export interface ApprovalRequest {
   changes: { fields: number; media: number; releaseNotes: number; removedLocales: number };
 }
 
-export interface ApprovalRequestsDeps {
+/** What approvals need, and the database the requests are read from. */
+export interface ApprovalRequestsDeps extends ApprovalsDeps {
   db: Executor;
-  clock: Clock;
-  audit: Pick<AuditLog, 'record'>;
-  projects: Pick<ProjectsService, 'require'>;
-  diffs: Pick<Diffs, 'pending'>;
-  writer: Pick<ListingWriter, 'writeListings'>;
-  outbox: Pick<Outbox, 'emit'>;
 }
 
 export const changesOf = (changeset: Changeset): ApprovalRequest['changes'] => ({

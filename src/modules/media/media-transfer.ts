@@ -5,21 +5,17 @@
  * tree holds replaced, in one transaction.
  */
 import type { Readable } from 'node:stream';
-import type { BlobStore } from '../../blobs/index.js';
-import type { Executor } from '../../db/database.js';
 import { AppError, invalid, type ErrorDetail } from '../../errors.js';
-import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { isStoreLocale, STORE_LABEL, unknownLocaleMessage, type Store } from '../../shared/stores.js';
 import { authorize, requireLocalesInScope, type RequestContext } from '../access/index.js';
-import type { AuditLog } from '../audit/index.js';
-import type { OrganizationsRepository } from '../organizations/index.js';
-import { isLinked, STORE_IDENTIFIER, type Project, type ProjectsService } from '../projects/index.js';
+import { isLinked, STORE_IDENTIFIER, type Project } from '../projects/index.js';
 import { fastlanePath, placeOf, shadowedByFramed, type MediaFile } from './fastlane-media.js';
 import { createIngest, fileKey, type Ingested } from './media-ingest.js';
 import { createSlotWriter, parseList, toSlots } from './media-slots.js';
 import { mediaRepository as repo } from './media.repository.js';
 import { checkFile, displayTypeForSize, MAX_UPLOAD_BYTES, slotRule } from './slots.js';
+import type { MediaServiceDeps } from './media.service.js';
 
 /** Reads a tree, calling `onFile` for each file in turn; answers every path it saw. */
 export type TreeReader = (
@@ -121,14 +117,7 @@ function checkGroups(project: Project, bySlot: Map<string, SlotGroup>, details: 
   }
 }
 
-export function createMediaTransfer(deps: {
-  db: Executor;
-  clock: Clock;
-  blobs: BlobStore;
-  projects: Pick<ProjectsService, 'require'>;
-  organizations: Pick<OrganizationsRepository, 'find'>;
-  audit: Pick<AuditLog, 'record'>;
-}) {
+export function createMediaTransfer(deps: MediaServiceDeps) {
   const { db, clock, blobs, projects } = deps;
   const ingest = createIngest({ db, clock, blobs });
   const slots = createSlotWriter(deps);

@@ -70,6 +70,8 @@ export async function registerDashboard(
     prefix: '/assets/',
     decorateReply: false,
     wildcard: false,
+    // web/dist/assets holds each text file's .br and .gz beside it (scripts/compress-assets.ts).
+    preCompressed: true,
     cacheControl: false,
     setHeaders: (res) => {
       // File names carry a hash of their content: a new build makes new names.

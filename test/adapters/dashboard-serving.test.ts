@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEB_ROOT } from '../../src/http/dashboard.js';
 import { startHarness, type Harness } from '../support/harness.js';
@@ -53,8 +54,31 @@ describe('the dashboard', () => {
   it('names its assets by content hash', () => {
     const files = fs.readdirSync(path.join(WEB_ROOT, 'assets'));
     expect(files.length).toBeGreaterThan(0);
-    for (const file of files) expect(file).toMatch(/-[A-Za-z0-9_-]{8}\.(js|css)$/);
+    for (const file of files) expect(file).toMatch(/-[A-Za-z0-9_-]{8}\.(js|css)(\.br|\.gz)?$/);
   });
+
+  it.each([
+    ['br', 'br', (bytes: Buffer) => zlib.brotliDecompressSync(bytes)],
+    ['gzip, deflate', 'gzip', (bytes: Buffer) => zlib.gunzipSync(bytes)],
+    ['gzip, deflate, br', 'br', (bytes: Buffer) => zlib.brotliDecompressSync(bytes)],
+  ])(
+    'sends its assets precompressed as the browser accepts (%s → %s), the same bytes once decoded',
+    async (accept, encoding, decode) => {
+      const html = (await h.app.inject({ method: 'GET', url: '/' })).body;
+      const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+      const plain = await h.app.inject({ method: 'GET', url: script });
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      const res = await h.app.inject({ method: 'GET', url: script, headers: { 'accept-encoding': accept } });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-encoding']).toBe(encoding);
+      expect(String(res.headers['vary']).toLowerCase()).toContain('accept-encoding');
+      expect(res.headers['content-type']).toMatch(/javascript/);
+      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      // The first load's script travels at well under a third of its size.
+      expect(res.rawPayload.length).toBeLessThan(plain.rawPayload.length / 3);
+      expect(decode(res.rawPayload).equals(plain.rawPayload)).toBe(true);
+    },
+  );
 
   it('keeps unknown API paths and missing files JSON 404s', async () => {
     for (const url of [

@@ -41,6 +41,7 @@ beforeAll(async () => {
       '2026_11_27_0014_idempotency_per_caller',
       '2026_11_27_0015_operation_items',
       '2026_11_28_0016_review_loop',
+      '2026_11_28_0017_scoped_access',
     ],
   });
   h = await startHarness({ database });

@@ -226,6 +226,19 @@ describe('projects and listings', () => {
       expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
       expect(await subtitle.getAttribute('aria-invalid')).toBe('true');
 
+      // Advice on the keywords shows at the Keywords field, not at the end of the form.
+      const apple = page.getByRole('group', { name: 'App Store' });
+      const keywords = apple.getByLabel('Keywords', { exact: true });
+      await keywords.fill('rain, radar,rain');
+      const advice = apple.getByRole('list', { name: 'Keywords warnings' });
+      await advice.getByText('Keywords has spaces around commas', { exact: false }).waitFor();
+      await advice.getByText('Keywords repeats "rain"', { exact: false }).waitFor();
+      expect(await keywords.getAttribute('aria-describedby')).toContain('appstore-keywords-warnings');
+      const field = (await keywords.boundingBox())!;
+      const list = (await advice.boundingBox())!;
+      expect(list.y - (field.y + field.height)).toBeLessThan(80);
+      await keywords.fill('');
+
       await subtitle.fill('Forecasts for travellers');
       await page.getByText('24 / 30').waitFor();
       await page.getByRole('button', { name: 'Save' }).click();

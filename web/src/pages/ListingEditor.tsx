@@ -178,6 +178,9 @@ export function ListingEditor({ session, projectId, locale }: LocalePageProps) {
                       store={store}
                       field={field}
                       rule={rule}
+                      warnings={warningsOf(store, drafts[store])
+                        .filter((w) => w.field === field)
+                        .map((w) => w.message)}
                       value={drafts[store][field] ?? ''}
                       view={loaded[store]?.[field]}
                       readOnly={!editable}
@@ -193,7 +196,6 @@ export function ListingEditor({ session, projectId, locale }: LocalePageProps) {
                       }}
                     />
                   ))}
-                  <Warnings store={store} values={drafts[store]} />
                   {editable && validIn(store === 'appstore' ? 'playstore' : 'appstore') && (
                     <BusyButton type="button" busy={copy.isPending} onClick={() => copy.mutate(store)}>
                       Copy to {STORE_NAMES[store === 'appstore' ? 'playstore' : 'appstore']}
@@ -261,6 +263,8 @@ function Field(props: {
   rule: FieldRule;
   value: string;
   view: FieldView | undefined;
+  /** Advice on the field's value (it still saves), shown at the field. */
+  warnings: string[];
   readOnly: boolean;
   onChange: (value: string) => void;
   onResolve: (value: string | null) => void;
@@ -271,7 +275,11 @@ function Field(props: {
   const { store, field, rule, value, view } = props;
   const id = `${store}-${field}`;
   const problem = checkFieldValue(store, field, value === '' ? null : value);
-  const describedBy = [rule.kind !== 'url' && `${id}-count`, problem && `${id}-error`]
+  const describedBy = [
+    rule.kind !== 'url' && `${id}-count`,
+    problem && `${id}-error`,
+    props.warnings.length > 0 && `${id}-warnings`,
+  ]
     .filter(Boolean)
     .join(' ');
   const common = {
@@ -298,6 +306,15 @@ function Field(props: {
         <p className="field-error" id={`${id}-error`}>
           {rule.label} {problem.message}
         </p>
+      )}
+      {props.warnings.length > 0 && (
+        <ul className="warnings" id={`${id}-warnings`} aria-label={`${rule.label} warnings`}>
+          {props.warnings.map((message) => (
+            <li key={message}>
+              {rule.label} {message}
+            </li>
+          ))}
+        </ul>
       )}
       {view?.state === 'conflict' && (
         <div className="conflict" role="group" aria-label={`Conflict in ${rule.label}`}>
@@ -375,19 +392,9 @@ function History({
   );
 }
 
-function Warnings({ store, values }: { store: Store; values: Values }) {
-  const warnings = listingWarnings(
+/** The stores' advice on a listing as it stands in the editor (the server's own rule table). */
+const warningsOf = (store: Store, values: Values) =>
+  listingWarnings(
     store,
     Object.fromEntries(Object.entries(values).map(([f, v]) => [f, v === '' ? null : v])),
   );
-  if (warnings.length === 0) return null;
-  return (
-    <ul className="warnings" aria-label={`${STORE_NAMES[store]} warnings`}>
-      {warnings.map((w, i) => (
-        <li key={i}>
-          {w.field}: {w.message}
-        </li>
-      ))}
-    </ul>
-  );
-}

@@ -16,7 +16,16 @@ interface AjvError {
   params: Record<string, unknown>;
   /** The value checked (the validator runs with ajv's `verbose`). */
   data?: unknown;
+  /** The schema of the value (verbose too): its description and examples say a pattern in words. */
+  parentSchema?: { description?: string; examples?: unknown[] };
 }
+
+/** Formats in words, with an example, instead of the format's name. */
+const FORMAT_WORDS: Record<string, string> = {
+  'date-time': 'a date and time, like 2026-11-28T09:30:00Z',
+  uri: 'a full URL, like https://example.com/privacy',
+  email: 'an e-mail address',
+};
 
 /** `/settings/defaultLocale` → `settings.defaultLocale`; `/locales/0` → `locales[0]`. */
 function fieldOf(error: AjvError): string {
@@ -44,6 +53,18 @@ function describe(error: AjvError): string {
       return error.params.limit === 1
         ? 'must not be empty'
         : `must be at least ${String(error.params.limit)} characters`;
+    case 'pattern': {
+      // A person reads the rule in words, not the regular expression behind it.
+      const { description, examples } = error.parentSchema ?? {};
+      const example = examples?.[0] === undefined ? '' : `, like ${String(examples[0])}`;
+      return description === undefined
+        ? 'is not in the right form'
+        : `is not in the right form: ${description}${example}`;
+    }
+    case 'format': {
+      const words = FORMAT_WORDS[String(error.params.format)];
+      return words === undefined ? (error.message ?? 'is invalid') : `must be ${words}`;
+    }
     default:
       return error.message ?? 'is invalid';
   }

@@ -670,7 +670,7 @@ describe('release notes', () => {
       await page.goto(`/projects/${project}/releases`);
       await page
         .getByRole('list', { name: 'App Store versions' })
-        .getByText('1.1 · PREPARE_FOR_SUBMISSION · being prepared')
+        .getByText('1.1 · Prepare for submission · being prepared')
         .waitFor();
       const notes = page.getByLabel('Release notes (en-US)', { exact: true });
       await notes.waitFor();

@@ -58,10 +58,18 @@ describe('POST /api/v1/projects', () => {
     [{ name: '   ' }, 'name', 'must not be empty'],
     [{ name: 'x'.repeat(201) }, 'name', 'must be at most 200 characters'],
     [{ name: 42 }, 'name', 'must be string'],
-    [{ name: 'A', appStoreAppId: '12ab' }, 'appStoreAppId', 'must match pattern'],
+    [
+      { name: 'A', appStoreAppId: '12ab' },
+      'appStoreAppId',
+      'is not in the right form: Numeric App Store app id, like 1234567890',
+    ],
     [{ name: 'A', appStoreAppId: 123 }, 'appStoreAppId', 'must be string'],
-    [{ name: 'A', playStorePackageName: 'nodots' }, 'playStorePackageName', 'must match pattern'],
-    [{ name: 'A', playStorePackageName: '1com.example' }, 'playStorePackageName', 'must match pattern'],
+    [
+      { name: 'A', playStorePackageName: 'nodots' },
+      'playStorePackageName',
+      'is not in the right form: Google Play package name, like com.example.app',
+    ],
+    [{ name: 'A', playStorePackageName: '1com.example' }, 'playStorePackageName', 'is not in the right form'],
     [{ name: 'A', owner: 'me' }, 'owner', 'is not a known field'],
   ])('answers 400 INVALID_REQUEST naming the field for %j', async (body, field, message) => {
     const res = await admin.api.post('/api/v1/projects', body);

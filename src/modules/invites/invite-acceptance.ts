@@ -81,7 +81,8 @@ export function createInviteAcceptance({
     return new AppError(
       'CONFLICT',
       `This invite was already used${by} on ${invite.accepted_at?.slice(0, 10) ?? 'an earlier day'}. ` +
-        'Whoever accepted it uses the API key shown then; anyone else needs a new invite from an admin.',
+        'An invite works once: whoever accepted it signs in with their own key or passkey, and anyone else ' +
+        'needs a new invite from an admin.',
     );
   }
 

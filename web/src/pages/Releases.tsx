@@ -8,6 +8,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import { Link } from '../router';
+import { plainState } from '../plain-words';
 import { canEdit, type Session } from '../session';
 import { BusyButton, ErrorMessage, Section } from '../ui';
 import { keys } from '../api/keys';
@@ -116,7 +117,7 @@ export function Releases({ session, projectId }: { session: Session; projectId: 
           <ul aria-label="App Store versions">
             {releases.data.appStore.versions.map((v) => (
               <li key={v.id}>
-                {v.versionString} · {v.state}
+                {v.versionString} · {plainState(v.state)}
                 {v.editable && ' · being prepared'}
                 {v.firstVersion && " · the app's first version (no What's New)"}
               </li>
@@ -186,7 +187,7 @@ export function Releases({ session, projectId }: { session: Session; projectId: 
           play.releases.map((release) => (
             <div key={`${release.track}-${release.versionCode}`}>
               <h3>
-                {release.track} · {release.name ?? release.versionCode} · {release.status}
+                {release.track} · {release.name ?? release.versionCode} · {plainState(release.status)}
               </h3>
               {locales('playstore').map((locale) => (
                 <NoteEditor

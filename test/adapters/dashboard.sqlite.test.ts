@@ -816,6 +816,49 @@ describe('roles and forgery', () => {
   });
 });
 
+describe('small screens', () => {
+  it('fits every page into 390 px: no sideways scrolling, the header wraps, nothing cut off', async () => {
+    const org = await organizationWithStores();
+    const project = await syncedProject(org.admin);
+    await org.admin.api.patch(`/api/v1/projects/${project}/listings/playstore/de-DE`, {
+      fullDescription: 'Stündliche Vorhersagen. '.repeat(20),
+    });
+    const context = await browser.newContext({ baseURL: h.url, viewport: { width: 390, height: 844 } });
+    try {
+      const page = await context.newPage();
+      await page.goto('/sign-in');
+      await page.getByLabel('API key', { exact: true }).fill(org.admin.apiKey);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('heading', { name: 'Projects' }).waitFor();
+      for (const path of [
+        '/projects',
+        `/projects/${project}`,
+        `/projects/${project}/listings/de-DE`,
+        `/projects/${project}/media/playstore/en-US`,
+        `/projects/${project}/releases`,
+        `/projects/${project}/translations`,
+        `/projects/${project}/translations/de-DE`,
+        '/organization',
+        '/account',
+      ]) {
+        await page.goto(path);
+        await page.getByRole('heading', { level: 1 }).first().waitFor();
+        await page.waitForLoadState('networkidle');
+        const widths = await page.evaluate(() => ({
+          page: document.documentElement.scrollWidth,
+          view: window.innerWidth,
+        }));
+        expect(widths.page, `${path} scrolls sideways`).toBeLessThanOrEqual(widths.view);
+        const signOut = (await page.getByRole('button', { name: 'Sign out', exact: true }).boundingBox())!;
+        expect(signOut.x + signOut.width, `${path}: Sign out on screen`).toBeLessThanOrEqual(390);
+        await expectAccessible(page, `${path} at 390 px`);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('every page', () => {
   it('passes axe on the organization and account pages of an admin; passkeys and devices from Account', async () => {
     const org = await organizationWithStores();

@@ -23,6 +23,29 @@ const iphone = (colour = distinctColour()) => image({ width: 1290, height: 2796,
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
 
+describe('GET /api/v1/media/slot-types', () => {
+  it('names every slot as people call it, never by its raw id', async () => {
+    const res = await admin.api.get('/api/v1/media/slot-types');
+    expect(res.status).toBe(200);
+    const names = new Map<string, string>(
+      res.body.data.slotTypes.map((t: { store: string; slotType: string; name: string }) => [
+        `${t.store}/${t.slotType}`,
+        t.name,
+      ]),
+    );
+    expect(names.get('appstore/APP_IPHONE_67')).toBe('iPhone 6.9″');
+    expect(names.get('appstore/APP_IPAD_PRO_3GEN_129')).toBe('iPad 13″');
+    expect(names.get('appstore/IMESSAGE_APP_IPHONE_65')).toBe('iMessage · iPhone 6.5″');
+    expect(names.get('appstore/PREVIEW_IPHONE_67')).toBe('App preview · iPhone 6.9″');
+    expect(names.get('playstore/phoneScreenshots')).toBe('Phone');
+    expect(names.get('playstore/sevenInchScreenshots')).toBe('7-inch tablet');
+    for (const [key, name] of names) {
+      expect(name, key).not.toBe(key.split('/')[1]);
+      expect(name, key).not.toContain('_');
+    }
+  });
+});
+
 describe('upload', () => {
   it('stores an App Store screenshot with what its bytes say, at the end of its slot', async () => {
     const project = await linkedProject();

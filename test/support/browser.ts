@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startHarness, type Harness } from './harness.js';
+import { expect } from 'vitest';
+import { APP_ID, PACKAGE, type RunningEmulators } from './emulators.js';
+import { startHarness, type Actor, type Harness, type TestOrganization } from './harness.js';
 import { freePort } from './ports.js';
 
 export { launchChromium } from './chromium.js';
@@ -89,4 +91,30 @@ export async function screenshot(page: Page, name: string): Promise<void> {
     path: path.join(import.meta.dirname, '..', '..', 'docs', 'images', `${name}.png`),
     fullPage: true,
   });
+}
+
+/** Fails with the page's serious and critical axe violations, naming the page. */
+export async function expectAccessible(page: Page, name: string): Promise<void> {
+  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
+}
+
+/** An organization whose store credentials are the emulators'. */
+export async function organizationWithStores(h: Harness, emu: RunningEmulators): Promise<TestOrganization> {
+  const org = await h.given.organization();
+  for (const store of ['appstore', 'playstore'] as const) {
+    const res = await org.admin.api.request(
+      'PUT',
+      `/api/v1/organization/credentials/${store}`,
+      emu.credentials[store],
+    );
+    expect(res.status).toBe(200);
+  }
+  return org;
+}
+
+/** A project of the emulators' app in both stores, synced once. */
+export async function syncedProject(h: Harness, admin: Actor): Promise<string> {
+  const { id } = await h.given.project(admin, { appStoreAppId: APP_ID, playStorePackageName: PACKAGE });
+  expect((await admin.api.post(`/api/v1/projects/${id}/sync`, {})).status).toBe(200);
+  return id;
 }

@@ -14,6 +14,7 @@ import type { MediaService } from './media.service.js';
 import type { MediaTransfer } from './media-transfer.js';
 import { SLOT_RULES } from './slots.js';
 import * as S from './media.schemas.js';
+import { slotName } from './slot-names.js';
 import { mediaTransferRoutes } from './media-transfer.routes.js';
 
 /** The multipart parser, loaded by the first upload rather than at start-up. */
@@ -86,7 +87,8 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
       security: BEARER,
       response: { 200: S.SlotTypesResponse, ...ERRORS },
     },
-    handler: async () => ok({ slotTypes: [...SLOT_RULES] }),
+    handler: async () =>
+      ok({ slotTypes: SLOT_RULES.map((rule) => ({ ...rule, name: slotName(rule.store, rule.slotType) })) }),
   });
 
   app.get('/projects/:projectId/media', {

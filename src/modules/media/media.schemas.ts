@@ -137,6 +137,9 @@ export const SlotTypesResponse = Ok(
       Type.Object({
         store: StoreParam,
         slotType: Type.String(),
+        name: Type.String({
+          description: 'What people call it: iPhone 6.9″, iPad 13″, Phone, 7-inch tablet',
+        }),
         kind: StringEnum(['image', 'video']),
         label: Type.String(),
         maxItems: Type.Integer(),

@@ -3802,6 +3802,8 @@ export interface operations {
                                 /** @enum {string} */
                                 store: "appstore" | "playstore";
                                 slotType: string;
+                                /** @description What people call it: iPhone 6.9″, iPad 13″, Phone, 7-inch tablet */
+                                name: string;
                                 /** @enum {string} */
                                 kind: "image" | "video";
                                 label: string;

@@ -180,7 +180,7 @@ export function MediaEditor({
         <select value={current ?? ''} onChange={(event) => setSlotType(event.target.value)}>
           {rules.map((r) => (
             <option key={r.slotType} value={r.slotType}>
-              {r.slotType}
+              {r.name}
               {filled.has(r.slotType) ? ' ●' : ''}
             </option>
           ))}

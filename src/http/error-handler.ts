@@ -56,7 +56,8 @@ function describe(error: AjvError): string {
     case 'pattern': {
       // A person reads the rule in words, not the regular expression behind it.
       const { description, examples } = error.parentSchema ?? {};
-      const example = examples?.[0] === undefined ? '' : `, like ${String(examples[0])}`;
+      const first = examples?.[0];
+      const example = typeof first === 'string' || typeof first === 'number' ? `, like ${first}` : '';
       return description === undefined
         ? 'is not in the right form'
         : `is not in the right form: ${description}${example}`;

@@ -6,15 +6,14 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startEmulators, type RunningEmulators } from '../support/emulators.js';
+import type { RunningEmulators } from '../support/emulators.js';
 import {
-  launchChromium,
   screenshot,
   expectAccessible,
   organizationWithStores,
   signedInContext,
   syncedProject,
-  startListeningHarness,
+  startDashboard,
 } from '../support/browser.js';
 import type { Harness } from '../support/harness.js';
 import { distinctColour, image } from '../support/media.js';
@@ -25,18 +24,13 @@ vi.setConfig({ testTimeout: 60_000 });
 let browser: Browser;
 let emu: RunningEmulators;
 let h: Harness & { url: string };
+let dashboard: Awaited<ReturnType<typeof startDashboard>> | undefined;
 
 beforeAll(async () => {
-  emu = await startEmulators();
-  // With the workers, as `appmeta serve` runs: the dashboard pushes in the background.
-  h = await startListeningHarness(emu.env, { worker: true });
-  browser = await launchChromium();
+  dashboard = await startDashboard();
+  ({ emu, h, browser } = dashboard);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-  await emu?.close();
-});
+afterAll(() => dashboard?.close());
 beforeEach(() => emu.restore());
 
 describe('the review loop', () => {

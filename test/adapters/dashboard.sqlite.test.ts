@@ -6,16 +6,15 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from '../support/emulators.js';
+import { APP_ID, PACKAGE, type RunningEmulators } from '../support/emulators.js';
 import {
   addVirtualAuthenticator,
-  launchChromium,
   screenshot,
   expectAccessible,
   organizationWithStores,
   signedInContext,
   syncedProject,
-  startListeningHarness,
+  startDashboard,
 } from '../support/browser.js';
 import type { Harness } from '../support/harness.js';
 import { buildZip, entry } from '../support/zip.js';
@@ -28,18 +27,15 @@ const DEEPL_KEY = 'dashboard-deepl-key';
 let browser: Browser;
 let emu: RunningEmulators;
 let h: Harness & { url: string };
+let dashboard: Awaited<ReturnType<typeof startDashboard>> | undefined;
 
 beforeAll(async () => {
-  emu = await startEmulators({ deepl: { keys: [{ key: DEEPL_KEY }] } });
-  // With the workers, as `appmeta serve` runs: the dashboard pushes in the background.
-  h = await startListeningHarness({ ...emu.env, DEEPL_API_URL: emu.url }, { worker: true });
-  browser = await launchChromium();
+  dashboard = await startDashboard({ deepl: { keys: [{ key: DEEPL_KEY }] } }, (emu) => ({
+    DEEPL_API_URL: emu.url,
+  }));
+  ({ emu, h, browser } = dashboard);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-  await emu?.close();
-});
+afterAll(() => dashboard?.close());
 beforeEach(() => emu.restore());
 
 describe('joining and signing in', () => {

@@ -8,7 +8,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { APP_ID, PACKAGE, type RunningEmulators } from './emulators.js';
+import type { EmulatorSeed } from '../../src/emulators/server.js';
+import { launchChromium } from './chromium.js';
+import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from './emulators.js';
 import { startHarness, type Actor, type Harness, type TestOrganization } from './harness.js';
 import { freePort } from './ports.js';
 
@@ -117,4 +119,28 @@ export async function syncedProject(h: Harness, admin: Actor): Promise<string> {
   const { id } = await h.given.project(admin, { appStoreAppId: APP_ID, playStorePackageName: PACKAGE });
   expect((await admin.api.post(`/api/v1/projects/${id}/sync`, {})).status).toBe(200);
   return id;
+}
+
+/**
+ * What a file of dashboard tests runs against: the store emulators (with `seed`), the service
+ * listening, with its workers as `appmeta serve` runs it (the dashboard pushes in the
+ * background), and Chromium. `env` adds variables given the emulators (a DeepL URL).
+ */
+export async function startDashboard(
+  seed: EmulatorSeed = {},
+  env: (emu: RunningEmulators) => Record<string, string> = () => ({}),
+) {
+  const emu = await startEmulators(seed);
+  const h = await startListeningHarness({ ...emu.env, ...env(emu) }, { worker: true });
+  const browser = await launchChromium();
+  return {
+    emu,
+    h,
+    browser,
+    async close() {
+      await browser.close();
+      await h.close();
+      await emu.close();
+    },
+  };
 }

@@ -191,8 +191,14 @@ describe('background sync and push', () => {
     // Google Play's listing write is slow: the App Store part finishes while Play's edit is open.
     emu.faults.set([{ route: 'PATCH */listings/*', latencyMs: 1_500 }]);
     const running = await admin.api.request('POST', `/api/v1/projects/${project}/push`, {}, async);
-    const queued = await admin.api.request('POST', `/api/v1/projects/${project}/sync`, {}, async);
     const runningId = running.body.data.operation.id;
+    // The push holds the project before the sync is asked for, so the sync waits behind it.
+    await until('the push running', async () => {
+      const op = (await admin.api.get(`/api/v1/projects/${project}/operations/${runningId}`)).body.data
+        .operation;
+      return op.status === 'running' ? op : undefined;
+    });
+    const queued = await admin.api.request('POST', `/api/v1/projects/${project}/sync`, {}, async);
     await until('the App Store part', async () => {
       const op = (await admin.api.get(`/api/v1/projects/${project}/operations/${runningId}`)).body.data
         .operation;

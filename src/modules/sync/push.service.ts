@@ -5,7 +5,7 @@
 import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { STORES, type Store } from '../../shared/stores.js';
-import { authorize, requireLocalesInScope, type RequestContext } from '../access/index.js';
+import { authorize, requireLocalesInScope, scopeOf, type RequestContext } from '../access/index.js';
 import type { CredentialsService } from '../credentials/index.js';
 import { changesetLocales, type Approvals, type Changeset, type Diffs } from '../listings/index.js';
 import type { StoreMediaService } from '../media/index.js';
@@ -139,8 +139,9 @@ export function createPushService(deps: PushServiceDeps) {
     const project = await projects.require(ctx, projectId);
     const stores = selectStores(project, input.store ?? 'both');
     const locales = normalizeLocaleFilter(input.locales, stores);
-    if (resumeFrom === undefined) {
-      // Said before a background push is queued too; its run checks again against what it writes.
+    if (resumeFrom === undefined && scopeOf(ctx.principal).locales !== 'all') {
+      // A narrowed member hears it before a background push is queued too; the run checks again
+      // against what it writes. Unscoped callers skip the read: the run's check is all they need.
       const { changeset } = await diffs.pending(ctx, project.id);
       requireLocalesInScope(ctx, changesetLocales(changeset, stores, locales));
     }

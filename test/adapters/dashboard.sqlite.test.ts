@@ -577,6 +577,12 @@ describe('every page', () => {
       await page.getByRole('link', { name: 'Organization' }).click();
       await page.getByRole('heading', { name: 'Members' }).waitFor();
       await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+      // The stored keys say which they are (never their secrets).
+      const appleKey = page.getByLabel('App Store Connect key in use');
+      await appleKey.getByText(emu.credentials.appstore.keyId, { exact: true }).waitFor();
+      await appleKey.getByText(emu.credentials.appstore.issuerId, { exact: true }).waitFor();
+      const account = emu.credentials.playstore.serviceAccount as { client_email: string };
+      await page.getByLabel('Google Play key in use').getByText(account.client_email).waitFor();
       await expectAccessible(page, 'organization');
       await screenshot(page, 'organization');
       await page.getByRole('link', { name: 'Account' }).click();

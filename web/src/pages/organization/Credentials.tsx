@@ -2,7 +2,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type ChangeEvent, type ReactNode } from 'react';
 import { api, unwrap } from '../../api/client';
-import { BusyButton, ErrorMessage, Section } from '../../ui';
+import { BusyButton, ErrorMessage, Section, when } from '../../ui';
 import { keys } from '../../api/keys';
 import { useCredentials } from '../../api/queries';
 
@@ -37,8 +37,10 @@ export function Credentials() {
   const readFile = (set: (text: string) => void) => (event: ChangeEvent<HTMLInputElement>) => {
     void event.target.files?.[0]?.text().then(set);
   };
-  const configured = (store: string) =>
-    credentials.data?.credentials.find((c) => c.store === store)?.configured;
+  const infoOf = (store: string) => credentials.data?.credentials.find((c) => c.store === store);
+  const configured = (store: string) => infoOf(store)?.configured;
+  const apple = infoOf('appstore');
+  const google = infoOf('playstore');
   return (
     <Section title="Store credentials">
       <p>Stored encrypted; never shown again after upload.</p>
@@ -47,6 +49,11 @@ export function Credentials() {
         label="App Store Connect API key"
         title="App Store Connect"
         configured={configured('appstore')}
+        details={[
+          ['Issuer ID', apple?.issuerId],
+          ['Key ID', apple?.keyId],
+          ['Uploaded', apple?.updatedAt && when(apple.updatedAt)],
+        ]}
         upload={setAppStore}
         ready={privateKey !== ''}
         action="App Store key"
@@ -63,6 +70,11 @@ export function Credentials() {
         label="Google Play service account"
         title="Google Play"
         configured={configured('playstore')}
+        details={[
+          ['Service account', google?.clientEmail],
+          ['Google Cloud project', google?.projectId ?? undefined],
+          ['Uploaded', google?.updatedAt && when(google.updatedAt)],
+        ]}
         upload={setPlayStore}
         ready={serviceAccount !== ''}
         action="Google Play key"
@@ -88,6 +100,8 @@ function StoreKeyForm(props: {
   label: string;
   title: string;
   configured: boolean | undefined;
+  /** What the stored key is, without its secret: label → value (left out when unknown). */
+  details: [string, string | undefined][];
   upload: { mutate: () => void; isPending: boolean; error: unknown };
   ready: boolean;
   action: string;
@@ -105,6 +119,18 @@ function StoreKeyForm(props: {
       <h3>
         {props.title} {props.configured ? '(configured)' : '(not set)'}
       </h3>
+      {props.configured && (
+        <dl className="facts" aria-label={`${props.title} key in use`}>
+          {props.details
+            .filter(([, value]) => value !== undefined && value !== '')
+            .map(([label, value]) => (
+              <div key={label} className="fact">
+                <dt>{label}</dt>
+                <dd>{value}</dd>
+              </div>
+            ))}
+        </dl>
+      )}
       {props.children}
       <BusyButton type="submit" busy={props.upload.isPending} disabled={!props.ready}>
         Upload {props.action}

@@ -27,6 +27,7 @@ export {
   requireLocalesInScope,
   requireProjectInScope,
   scopeOf,
+  scopeProjectIds,
   seesProject,
   storedScope,
   visibleProjects,

@@ -83,6 +83,10 @@ export interface ScopeInput {
   approve?: boolean;
 }
 
+/** The project ids a scope names, for checking that the organization has them. */
+export const scopeProjectIds = (input: ScopeInput | undefined): string[] =>
+  Array.isArray(input?.projects) ? input.projects : [];
+
 /**
  * The scope an admin asks for, checked against the member's role and what exists: admins are never
  * narrowed, viewers only to projects (they write nothing), locales must be a store's codes and

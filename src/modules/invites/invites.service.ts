@@ -6,6 +6,7 @@ import { newId } from '../../shared/ids.js';
 import {
   authorize,
   checkScope,
+  scopeProjectIds,
   parseScope,
   storedScope,
   type RequestContext,
@@ -86,8 +87,8 @@ export function createInvitesService({
             );
           }
         }
-        const ids = Array.isArray(input.access?.projects) ? input.access.projects : [];
-        const access = checkScope(input.access, role, await knownProjects(trx, ctx.organizationId, ids));
+        const known = await knownProjects(trx, ctx.organizationId, scopeProjectIds(input.access));
+        const access = checkScope(input.access, role, known);
         const invite: Invite = {
           inviteId: newId('inv'),
           email,

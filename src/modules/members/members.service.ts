@@ -6,6 +6,7 @@ import type { Clock } from '../../shared/clock.js';
 import {
   authorize,
   checkScope,
+  scopeProjectIds,
   storedScope,
   type AccessScope,
   type RequestContext,
@@ -89,8 +90,8 @@ export function createMembersService({
         async (trx, member) => {
           const role = patch.role ?? member.role;
           const wanted = patch.access ?? (role === 'admin' ? undefined : member.access);
-          const ids = wanted?.projects === undefined || wanted.projects === 'all' ? [] : wanted.projects;
-          const access = checkScope(wanted, role, await knownProjects(trx, ctx.organizationId, ids));
+          const known = await knownProjects(trx, ctx.organizationId, scopeProjectIds(wanted));
+          const access = checkScope(wanted, role, known);
           const stored = storedScope(access);
           const changed = {
             ...(member.role !== role && { from: member.role, to: role }),

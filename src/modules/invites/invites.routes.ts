@@ -31,7 +31,8 @@ export function inviteRoutes(app: Api, services: { invites: InvitesService }): v
       summary: 'Invite a member (share link)',
       description:
         'Admin only. No e-mail is sent: share `inviteUrl` with the invitee. Expires after 7 days, single use. ' +
-        'Re-inviting a pending address replaces its invite. 403 USAGE_LIMIT_EXCEEDED when all seats are taken.',
+        'Re-inviting a pending address replaces its invite. 403 USAGE_LIMIT_EXCEEDED when all seats are taken. ' +
+        '`access` narrows the member-to-be to projects and locales (a viewer to projects only, an admin never).',
       security: BEARER,
       body: Type.Object(
         {

@@ -18,7 +18,8 @@ export function projectRoutes(app: Api, services: { projects: ProjectsService })
       summary: 'List projects',
       description:
         'Newest first (createdAt descending, then id). `total` counts all projects of the organization, ' +
-        'or with `search` those whose name contains it (case-insensitive).',
+        'or with `search` those whose name contains it (case-insensitive). A member narrowed to some ' +
+        'projects sees, and counts, only those; the others answer 404 everywhere.',
       security: BEARER,
       querystring: Type.Composite([
         PageQuery(),

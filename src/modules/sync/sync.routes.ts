@@ -68,7 +68,9 @@ export function syncRoutes(
       description:
         'Runs synchronously, or in the background with `Prefer: respond-async` (202, `Location` of the operation, ' +
         '`data.operation`; a dry run always answers at once). Pushes only changed fields, never deletes a store locale. Each store reports ' +
-        '`pushed` and, when false, an `error`. With `dryRun: true`, answers the changes it would write instead.',
+        '`pushed` and, when false, an `error`; `written` says what each store took per locale and kind. With ' +
+        '`dryRun: true`, answers the changes it would write instead (with `counts` per store and kind). A member ' +
+        'narrowed to some locales gets 403 when the changes include others (push those with `locales`).',
       security: BEARER,
       params: ProjectParams,
       headers: PreferHeader,

@@ -47,7 +47,7 @@ export interface paths {
         };
         /**
          * List projects
-         * @description Newest first (createdAt descending, then id). `total` counts all projects of the organization, or with `search` those whose name contains it (case-insensitive).
+         * @description Newest first (createdAt descending, then id). `total` counts all projects of the organization, or with `search` those whose name contains it (case-insensitive). A member narrowed to some projects sees, and counts, only those; the others answer 404 everywhere.
          */
         get: operations["projects.list"];
         put?: never;
@@ -118,7 +118,7 @@ export interface paths {
         put?: never;
         /**
          * Push listing changes to the store(s)
-         * @description Runs synchronously, or in the background with `Prefer: respond-async` (202, `Location` of the operation, `data.operation`; a dry run always answers at once). Pushes only changed fields, never deletes a store locale. Each store reports `pushed` and, when false, an `error`. With `dryRun: true`, answers the changes it would write instead.
+         * @description Runs synchronously, or in the background with `Prefer: respond-async` (202, `Location` of the operation, `data.operation`; a dry run always answers at once). Pushes only changed fields, never deletes a store locale. Each store reports `pushed` and, when false, an `error`; `written` says what each store took per locale and kind. With `dryRun: true`, answers the changes it would write instead (with `counts` per store and kind). A member narrowed to some locales gets 403 when the changes include others (push those with `locales`).
          */
         post: operations["projects.push"];
         delete?: never;
@@ -956,7 +956,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a member (share link)
-         * @description Admin only. No e-mail is sent: share `inviteUrl` with the invitee. Expires after 7 days, single use. Re-inviting a pending address replaces its invite. 403 USAGE_LIMIT_EXCEEDED when all seats are taken.
+         * @description Admin only. No e-mail is sent: share `inviteUrl` with the invitee. Expires after 7 days, single use. Re-inviting a pending address replaces its invite. 403 USAGE_LIMIT_EXCEEDED when all seats are taken. `access` narrows the member-to-be to projects and locales (a viewer to projects only, an admin never).
          */
         post: operations["invites.create"];
         delete?: never;

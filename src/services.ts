@@ -21,7 +21,11 @@ import {
 } from './modules/listings/index.js';
 import { createLocalesService } from './modules/locales/index.js';
 import { createMembersService } from './modules/members/index.js';
-import { createOrganizationSetup, createOrganizationsService } from './modules/organizations/index.js';
+import {
+  createOrganizationSetup,
+  createOrganizationsService,
+  parseSettings,
+} from './modules/organizations/index.js';
 import { createProjectsService } from './modules/projects/index.js';
 import { createPasskeysService, createSessionsService } from './modules/sessions/index.js';
 import {
@@ -299,6 +303,10 @@ export function createServices(deps: ServiceDeps) {
       provider: translationProvider,
       glossaries,
       apiKeyOf: translationKeyOf,
+      keptTermsOf: async (organizationId) => {
+        const org = await organizations.find(db, organizationId);
+        return org === undefined ? [] : parseSettings(org.settings).doNotTranslate;
+      },
     }),
     glossaries,
   };

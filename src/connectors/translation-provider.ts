@@ -28,6 +28,8 @@ export interface TranslateRequest {
   targetLocale: string;
   formality?: Formality;
   glossaryId?: string;
+  /** Terms to leave as written wherever they occur (the organization's do-not-translate list). */
+  keptTerms?: readonly string[];
 }
 
 export interface GlossaryInput {

@@ -205,6 +205,8 @@ export interface StoreCredentialsTable {
   metadata: string;
   created_at: string;
   updated_at: string;
+  /** JSON {at, verified, code?, message?}: the last check with the store; null until checked. */
+  last_verification?: string | null;
 }
 
 export interface OperationsTable {

@@ -42,6 +42,7 @@ beforeAll(async () => {
       '2026_11_27_0015_operation_items',
       '2026_11_28_0016_review_loop',
       '2026_11_28_0017_scoped_access',
+      '2026_11_28_0018_credentials_last_verified',
     ],
   });
   h = await startHarness({ database });

@@ -37,6 +37,7 @@ describe('/api/v1/organization/credentials', () => {
       issuerId: emu.credentials.appstore.issuerId,
       keyId: emu.credentials.appstore.keyId,
       updatedAt: expect.stringMatching(/Z$/),
+      lastVerification: null,
     });
     const google = await put(admin.api, 'playstore', {
       serviceAccount: JSON.stringify(emu.credentials.playstore.serviceAccount),
@@ -57,6 +58,13 @@ describe('/api/v1/organization/credentials', () => {
       store: 'playstore',
       verified: true,
     });
+    // The list says when each was last checked, and the answer; a new key has not been checked.
+    const checked = (await admin.api.get('/api/v1/organization/credentials')).body.data.credentials;
+    expect(checked[0].lastVerification).toEqual({ at: expect.stringMatching(/Z$/), verified: true });
+    await put(admin.api, 'appstore', emu.credentials.appstore);
+    const replaced = (await admin.api.get('/api/v1/organization/credentials')).body.data.credentials;
+    expect(replaced[0].lastVerification).toBeNull();
+    expect(replaced[1].lastVerification).toEqual(checked[1].lastVerification);
 
     expect((await admin.api.delete('/api/v1/organization/credentials/playstore')).body.data).toEqual({
       deleted: true,
@@ -86,6 +94,12 @@ describe('/api/v1/organization/credentials', () => {
     await put(admin.api, 'playstore', { serviceAccount: stranger.account });
     const google = await admin.api.post('/api/v1/organization/credentials/playstore/verify');
     expect(google.body.data).toMatchObject({ verified: false, error: { code: 'invalid_grant' } });
+    const listed = (await admin.api.get('/api/v1/organization/credentials')).body.data.credentials;
+    expect(listed[0].lastVerification).toEqual({
+      at: expect.stringMatching(/Z$/),
+      verified: false,
+      error: res.body.data.error,
+    });
   });
 
   it.each([

@@ -20,7 +20,7 @@ describe('GET /api/v1/organization', () => {
       name: 'Acme',
       plan: 'pro',
       memberCount: 2,
-      settings: { defaultLocale: 'en-US', requireApproval: false, allowedDomains: [], driftCheckMinutes: 60 },
+      settings: { defaultLocale: 'en-US', requireApproval: false, allowedDomains: [], driftCheckMinutes: 60, doNotTranslate: [] },
       usage: { mediaBytes: 0, mediaBytesLimit: 50 * 1024 ** 3 },
       createdAt: expect.stringMatching(/Z$/),
     });
@@ -64,6 +64,7 @@ describe('PATCH /api/v1/organization', () => {
       defaultLocale: 'en-US',
       requireApproval: false,
       driftCheckMinutes: 60,
+      doNotTranslate: [],
       allowedDomains: ['example.com', 'acme.io'],
     });
     const second = await fresh.admin.api.patch('/api/v1/organization', {
@@ -78,6 +79,7 @@ describe('PATCH /api/v1/organization', () => {
         requireApproval: true,
         allowedDomains: ['example.com', 'acme.io'],
         driftCheckMinutes: 60,
+        doNotTranslate: [],
       },
     });
     expect((await fresh.admin.api.get('/api/v1/organization')).body.data.settings.requireApproval).toBe(true);
@@ -92,6 +94,8 @@ describe('PATCH /api/v1/organization', () => {
     [{ settings: { requireApproval: 'yes' } }, 'settings.requireApproval'],
     [{ settings: { allowedDomains: ['not a domain'] } }, 'settings.allowedDomains'],
     [{ settings: { allowedDomains: 'example.com' } }, 'settings.allowedDomains'],
+    [{ settings: { doNotTranslate: 'Weather Pro' } }, 'settings.doNotTranslate'],
+    [{ settings: { doNotTranslate: ['Weather\nPro'] } }, 'settings.doNotTranslate'],
     [{ name: '' }, 'name'],
     [{ plan: 'enterprise' }, 'plan'],
   ])('answers 400 naming the field for %j', async (body, field) => {

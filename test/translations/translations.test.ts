@@ -570,6 +570,37 @@ describe('machine translation', () => {
     expect(emu.deepl.glossaries.size).toBe(0);
   });
 
+  it("keeps the organization's do-not-translate terms as written in every language", async () => {
+    const project = await newProject();
+    await edit(project, 'appstore', 'en-US', {
+      name: 'Weather Pro',
+      promotionalText: 'Weather Pro & R&D <Lab> forecasts',
+    });
+    await edit(project, 'appstore', 'fr-FR', { subtitle: 'Nouveau' });
+    const bad = await admin.api.patch('/api/v1/organization', { settings: { doNotTranslate: ['ok', ' '] } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details[0].field).toBe('settings.doNotTranslate');
+    const set = await admin.api.patch('/api/v1/organization', {
+      settings: { doNotTranslate: ['Weather Pro', 'R&D <Lab>', 'Weather Pro'] },
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    try {
+      expect(set.body.data.settings.doNotTranslate).toEqual(['Weather Pro', 'R&D <Lab>']);
+      const res = await machine(project, { targetLocales: ['fr-FR'] });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const detail = await admin.api.get(`/api/v1/projects/${project}/translations/fr-FR`);
+      const draftOf = (field: string) =>
+        detail.body.data.entries.find((e: { store: string; field: string }) => e.store === 'appstore' && e.field === field)
+          .draft.text;
+      expect(draftOf('name')).toBe('Weather Pro');
+      // The terms stay; the words around them are translated; the text's own < & > survive.
+      expect(draftOf('promotionalText')).toBe('Weather Pro & R&D <Lab> forécàsts');
+      expect(emu.deepl.requests.every((r) => r.ignoreTags?.includes('keep'))).toBe(true);
+    } finally {
+      await admin.api.patch('/api/v1/organization', { settings: { doNotTranslate: [] } });
+    }
+  });
+
   it('formality where the language has it; a draft over the limit is marked and cannot be accepted', async () => {
     const project = await newProject();
     await edit(project, 'appstore', 'en-US', {

@@ -9,6 +9,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type * as Deepl from 'deepl-node';
 import { lazyModule } from '../../shared/lazy-module.js';
+import { KEEP_TAG, keptTermsPattern, markKeptTerms, unmarkKeptTerms } from './kept-terms.js';
 import {
   ProviderError,
   type GlossaryInput,
@@ -131,9 +132,11 @@ export function createDeepLProvider(options: {
           `DeepL cannot translate ${request.sourceLocale} → ${request.targetLocale}`,
         );
       }
+      const kept = keptTermsPattern(request.keptTerms ?? []);
+      const texts = kept === null ? request.texts : request.texts.map((t) => markKeptTerms(t, kept));
       const results = await call(apiKey, (translator) =>
         translator.translateText(
-          request.texts,
+          texts,
           source as Deepl.SourceLanguageCode,
           target as Deepl.TargetLanguageCode,
           {
@@ -141,11 +144,12 @@ export function createDeepLProvider(options: {
               formality: request.formality === 'more' ? 'prefer_more' : 'prefer_less',
             }),
             ...(request.glossaryId !== undefined && { glossary: request.glossaryId }),
+            ...(kept !== null && { tagHandling: 'xml', ignoreTags: [KEEP_TAG] }),
           },
         ),
       );
       return {
-        texts: results.map((r) => r.text),
+        texts: results.map((r) => (kept === null ? r.text : unmarkKeptTerms(r.text))),
         billedCharacters: results.reduce((sum, r) => sum + (r.billedCharacters ?? [...r.text].length), 0),
       };
     },

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Faults } from '../faults.js';
 import { deeplSpec } from '../spec-validator.js';
-import { FORMALITY, SOURCES, TARGETS, pseudoTranslate } from './pseudo-translation.js';
+import { FORMALITY, SOURCES, TARGETS, pseudoTranslate, pseudoTranslateXml } from './pseudo-translation.js';
 
 export interface DeepLSeed {
   /** Keys DeepL accepts, each with its character limit per billing period. */
@@ -34,7 +34,13 @@ export function createDeepLState(seed: DeepLSeed = {}) {
   const glossaries = new Map<string, Glossary>();
   let latencyMs = 0;
   /** Every translate request's texts and options, oldest first (tests read what was asked). */
-  const requests: { targetLang: string; texts: string[]; formality?: string; glossaryId?: string }[] = [];
+  const requests: {
+    targetLang: string;
+    texts: string[];
+    formality?: string;
+    glossaryId?: string;
+    ignoreTags?: string[];
+  }[] = [];
   const load = (next: DeepLSeed) => {
     for (const entry of next.keys ?? []) {
       keys.set(entry.key, { limit: entry.characterLimit ?? 500_000, count: keys.get(entry.key)?.count ?? 0 });
@@ -185,25 +191,45 @@ export function registerDeepLEmulator(app: FastifyInstance, state: DeepLState, f
           throw new DeepLFailure(400, "The glossary's language pair does not match the request's.");
         }
       }
+      const tagHandling = param(body.tag_handling);
+      if (tagHandling !== undefined && tagHandling !== 'xml' && tagHandling !== 'html')
+        throw new DeepLFailure(400, "Value for 'tag_handling' not supported.");
+      // Form bodies carry the list comma-separated; JSON bodies as an array.
+      const ignoreTags = new Set(
+        ([] as unknown[])
+          .concat(body.ignore_tags ?? [])
+          .flatMap((value) => String(value).split(','))
+          .map((tag) => tag.trim())
+          .filter((tag) => tag !== ''),
+      );
       const characters = texts.reduce((sum, text) => sum + [...text].length, 0);
       if (account.count + characters > account.limit)
         throw new DeepLFailure(456, 'Quota exceeded. The character limit has been reached.');
+      const options = {
+        ...(formality !== undefined && { formality }),
+        ...(glossary && { glossary: glossary.entries }),
+      };
+      const translated = texts.map((text) =>
+        tagHandling === undefined
+          ? pseudoTranslate(text, target, options)
+          : pseudoTranslateXml(text, target, ignoreTags, options),
+      );
+      if (translated.some((text) => text === null))
+        throw new DeepLFailure(400, 'Tag handling parsing failed, please check input.');
       account.count += characters;
       state.requests.push({
         targetLang: target,
         texts,
         ...(formality !== undefined && { formality }),
         ...(glossary !== undefined && { glossaryId: glossary.id }),
+        ...(ignoreTags.size > 0 && { ignoreTags: [...ignoreTags] }),
       });
       const showBilled = ['1', 'true', true].includes(body.show_billed_characters as string | boolean);
       return send(reply, '/v2/translate', 'POST', 200, {
-        translations: texts.map((text) => ({
+        translations: translated.map((text, index) => ({
           detected_source_language: source ?? 'EN',
-          text: pseudoTranslate(text, target, {
-            ...(formality !== undefined && { formality }),
-            ...(glossary && { glossary: glossary.entries }),
-          }),
-          ...(showBilled && { billed_characters: [...text].length }),
+          text,
+          ...(showBilled && { billed_characters: [...texts[index]!].length }),
         })),
       });
     });

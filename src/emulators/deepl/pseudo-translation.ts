@@ -112,3 +112,31 @@ export function pseudoTranslate(
   });
   return work.replace(new RegExp(`${KEPT}(\\d+)${KEPT}`, 'g'), (_, index: string) => kept[Number(index)]!);
 }
+
+/**
+ * A text under `tag_handling=xml`: tags and entities pass through, text inside an ignored tag is
+ * left as written, the rest is pseudo-translated. Unbalanced tags are refused as DeepL refuses
+ * malformed XML (null).
+ */
+export function pseudoTranslateXml(
+  xml: string,
+  target: string,
+  ignoreTags: ReadonlySet<string>,
+  options: { formality?: string; glossary?: Map<string, string> } = {},
+): string | null {
+  const open: string[] = [];
+  let out = '';
+  for (const [part] of xml.matchAll(/<\/?[A-Za-z_][\w.-]*\s*\/?>|&(?:[a-z]+|#\d+);|[^<&]+|[<&]/g)) {
+    const tag = /^<(\/?)([A-Za-z_][\w.-]*)\s*(\/?)>$/.exec(part);
+    if (tag !== null) {
+      const [, closing, name, selfClosing] = tag as unknown as [string, string, string, string];
+      if (closing === '/') {
+        if (open.pop() !== name) return null;
+      } else if (selfClosing !== '/') open.push(name);
+      out += part;
+    } else if (part === '<' || part === '&') return null;
+    else if (part.startsWith('&') || open.some((name) => ignoreTags.has(name))) out += part;
+    else out += pseudoTranslate(part, target, options);
+  }
+  return open.length === 0 ? out : null;
+}

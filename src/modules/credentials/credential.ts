@@ -14,6 +14,14 @@ export interface CredentialInfo {
   clientEmail?: string;
   projectId?: string | null;
   updatedAt?: string;
+  /** The last check with the store (or DeepL); null until one is made after the key was set. */
+  lastVerification?: Verification | null;
+}
+
+export interface Verification {
+  at: string;
+  verified: boolean;
+  error?: { code: string; message: string };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -13,6 +13,8 @@ export async function upsertCredentials(db: Executor, row: StoreCredentialsTable
         auth_tag: row.auth_tag,
         metadata: row.metadata,
         updated_at: row.updated_at,
+        // A new key has not been checked yet.
+        last_verification: null,
       }),
     )
     .execute();
@@ -48,6 +50,21 @@ export async function deleteCredentials(
   return Number(result.numDeletedRows) === 1;
 }
 
+/** Records the answer of the last check with the store; false when the credential is gone. */
+export async function setCredentialsVerification(
+  db: Executor,
+  organizationId: string,
+  store: string,
+  verification: string,
+): Promise<void> {
+  await db
+    .updateTable('store_credentials')
+    .set({ last_verification: verification })
+    .where('organization_id', '=', organizationId)
+    .where('store', '=', store)
+    .execute();
+}
+
 /** Every row, for key rotation (operator). */
 export async function allCredentials(db: Executor) {
   return db.selectFrom('store_credentials').selectAll().execute();
@@ -59,6 +76,7 @@ export const credentialsRepository = {
   find: findCredentials,
   list: listCredentials,
   delete: deleteCredentials,
+  setVerification: setCredentialsVerification,
   all: allCredentials,
 };
 

@@ -17,6 +17,18 @@ const CredentialInfo = Type.Object({
   clientEmail: Type.Optional(Type.String()),
   projectId: Type.Optional(Nullable(Type.String())),
   updatedAt: Type.Optional(Timestamp),
+  lastVerification: Type.Optional(
+    Nullable(
+      Type.Object(
+        {
+          at: Timestamp,
+          verified: Type.Boolean(),
+          error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+        },
+        { description: 'The last check with the store (POST …/verify); null until one after the key was set' },
+      ),
+    ),
+  ),
 });
 
 export function credentialRoutes(app: Api, services: { credentials: CredentialsService }): void {

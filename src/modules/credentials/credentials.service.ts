@@ -24,6 +24,7 @@ import {
   parsePlayStoreSecret,
   unreadable,
   type CredentialInfo,
+  type Verification,
 } from './credential.js';
 import { credentialsRepository as repo } from './credentials.repository.js';
 
@@ -76,7 +77,7 @@ export function createCredentialsService({
       });
       await audit.record(trx, ctx, operation, { type: 'credentials', id: secret.store }, metadata);
     });
-    return { store: secret.store, configured: true, ...metadata, updatedAt: at };
+    return { store: secret.store, configured: true, ...metadata, updatedAt: at, lastVerification: null };
   }
 
   /** The decrypted secret of an organization's store, or null when none is set. */
@@ -162,6 +163,8 @@ export function createCredentialsService({
           configured: true,
           ...(JSON.parse(row.metadata) as object),
           updatedAt: row.updated_at,
+          lastVerification:
+            row.last_verification == null ? null : (JSON.parse(row.last_verification) as Verification),
         };
       });
     },
@@ -187,17 +190,21 @@ export function createCredentialsService({
     async verify(ctx: RequestContext, store: Store | 'deepl') {
       authorize(ctx, 'credentials.verify');
       const answer = await askStore(ctx, store);
-      await db
-        .transaction()
-        .execute((trx) =>
-          audit.record(
-            trx,
-            ctx,
-            'credentials.verify',
-            { type: 'credentials', id: store },
-            { verified: answer.verified, ...(answer.error !== undefined && { code: answer.error.code }) },
-          ),
+      const verification: Verification = {
+        at: clock.now().toISOString(),
+        verified: answer.verified,
+        ...(answer.error !== undefined && { error: answer.error }),
+      };
+      await db.transaction().execute(async (trx) => {
+        await repo.setVerification(trx, ctx.organizationId, store, JSON.stringify(verification));
+        await audit.record(
+          trx,
+          ctx,
+          'credentials.verify',
+          { type: 'credentials', id: store },
+          { verified: answer.verified, ...(answer.error !== undefined && { code: answer.error.code }) },
         );
+      });
       return answer;
     },
 

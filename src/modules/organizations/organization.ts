@@ -9,6 +9,8 @@ export interface OrganizationSettings {
   allowedDomains: string[];
   /** Minutes between drift checks of each linked store (design.md §11); 0 = off. */
   driftCheckMinutes: number;
+  /** Brand terms machine translation keeps as written: the app's name, trademarks (design.md §14). */
+  doNotTranslate: string[];
 }
 
 export interface Organization {
@@ -27,7 +29,28 @@ export const DEFAULT_SETTINGS: OrganizationSettings = Object.freeze({
   requireApproval: false,
   allowedDomains: [],
   driftCheckMinutes: 60,
+  doNotTranslate: [],
 });
+
+export const MAX_KEPT_TERMS = 200;
+export const MAX_KEPT_TERM = 100;
+
+/** The do-not-translate terms as given: trimmed, one line each, each once (design.md §14). */
+function keptTerms(field: string, value: unknown): string[] {
+  if (!Array.isArray(value) || !value.every((t) => typeof t === 'string')) {
+    throw invalidField(field, 'must be a list of terms, e.g. ["Weather Pro"]');
+  }
+  const terms = [...new Set(value.map((t: string) => t.trim()))];
+  if (terms.length > MAX_KEPT_TERMS) throw invalidField(field, `at most ${MAX_KEPT_TERMS} terms`);
+  for (const term of terms) {
+    if (term === '') throw invalidField(field, 'a term is empty');
+    const problem = textProblem(term, { singleLine: true, visible: true });
+    if (problem !== null) throw invalidField(field, `"${term}" ${problem}`);
+    if ([...term].length > MAX_KEPT_TERM)
+      throw invalidField(field, `"${term}" is longer than ${MAX_KEPT_TERM} characters`);
+  }
+  return terms;
+}
 
 const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS) as (keyof OrganizationSettings)[];
 
@@ -59,7 +82,11 @@ export function mergeSettings(
   current: OrganizationSettings,
   patch: Record<string, unknown>,
 ): OrganizationSettings {
-  const next: OrganizationSettings = { ...current, allowedDomains: [...current.allowedDomains] };
+  const next: OrganizationSettings = {
+    ...current,
+    allowedDomains: [...current.allowedDomains],
+    doNotTranslate: [...current.doNotTranslate],
+  };
   for (const [key, value] of Object.entries(patch)) {
     const field = `settings.${key}`;
     if (!SETTING_KEYS.includes(key as keyof OrganizationSettings))
@@ -77,6 +104,8 @@ export function mergeSettings(
         );
       }
       next.driftCheckMinutes = value;
+    } else if (key === 'doNotTranslate') {
+      next.doNotTranslate = keptTerms(field, value);
     } else if (key === 'requireApproval') {
       if (typeof value !== 'boolean') throw invalidField(field, 'must be a boolean');
       next.requireApproval = value;

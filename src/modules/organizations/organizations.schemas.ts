@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { EntriesPage, Nullable, Ok, PageQuery, StringEnum, Timestamp } from '../../http/schemas.js';
-import { NAME_MAX } from './organization.js';
+import { MAX_KEPT_TERM, MAX_KEPT_TERMS, NAME_MAX } from './organization.js';
 import { PLAN_NAMES } from './plans.js';
 
 export const Settings = Type.Object({
@@ -13,6 +13,10 @@ export const Settings = Type.Object({
     minimum: 0,
     maximum: 1440,
     description: 'Minutes between read-only checks of each linked store for edits made there; 0 = off',
+  }),
+  doNotTranslate: Type.Array(Type.String(), {
+    description:
+      'Terms machine translation keeps as written in every language (the app name, trademarks); shown to translators',
   }),
 });
 
@@ -48,6 +52,9 @@ export const UpdateOrganizationBody = Type.Object(
           requireApproval: Type.Optional(Type.Boolean()),
           allowedDomains: Type.Optional(Type.Array(Type.String({ maxLength: 253 }), { maxItems: 100 })),
           driftCheckMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 1440 })),
+          doNotTranslate: Type.Optional(
+            Type.Array(Type.String({ maxLength: MAX_KEPT_TERM }), { maxItems: MAX_KEPT_TERMS }),
+          ),
         },
         {
           additionalProperties: false,

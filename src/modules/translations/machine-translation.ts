@@ -150,8 +150,10 @@ export function createMachineTranslation(deps: {
   glossaries: Pick<Glossaries, 'providerGlossaryFor'>;
   /** The key to translate with: the organization's, else the server's DEEPL_API_KEY. */
   apiKeyOf: (organizationId: string) => Promise<string | null>;
+  /** The organization's do-not-translate terms (its settings). */
+  keptTermsOf: (organizationId: string) => Promise<readonly string[]>;
 }) {
-  const { db, clock, audit, projects, provider, glossaries, apiKeyOf } = deps;
+  const { db, clock, audit, projects, provider, glossaries, apiKeyOf, keptTermsOf } = deps;
 
   /** Translates the texts of one target language; answers text → translation, or the error. */
   async function translateAll(
@@ -168,6 +170,7 @@ export function createMachineTranslation(deps: {
       sourceLocale,
       targetLocale,
     );
+    const keptTerms = await keptTermsOf(organizationId);
     const translations = new Map<string, string>();
     let billed = 0;
     let chunk: string[] = [];
@@ -180,6 +183,7 @@ export function createMachineTranslation(deps: {
         targetLocale,
         ...(formality !== undefined && { formality }),
         ...(glossaryId !== undefined && { glossaryId }),
+        ...(keptTerms.length > 0 && { keptTerms }),
       });
       chunk.forEach((text, index) => translations.set(text, result.texts[index]!));
       billed += result.billedCharacters;

@@ -5717,6 +5717,8 @@ export interface operations {
                                 allowedDomains: string[];
                                 /** @description Minutes between read-only checks of each linked store for edits made there; 0 = off */
                                 driftCheckMinutes: number;
+                                /** @description Terms machine translation keeps as written in every language (the app name, trademarks); shown to translators */
+                                doNotTranslate: string[];
                             };
                             usage: {
                                 /** @description Bytes of the distinct media files the organization holds */
@@ -5770,6 +5772,7 @@ export interface operations {
                         requireApproval?: boolean;
                         allowedDomains?: string[];
                         driftCheckMinutes?: number;
+                        doNotTranslate?: string[];
                     };
                 };
             };
@@ -5798,6 +5801,8 @@ export interface operations {
                                 allowedDomains: string[];
                                 /** @description Minutes between read-only checks of each linked store for edits made there; 0 = off */
                                 driftCheckMinutes: number;
+                                /** @description Terms machine translation keeps as written in every language (the app name, trademarks); shown to translators */
+                                doNotTranslate: string[];
                             };
                         };
                     };
@@ -6605,6 +6610,18 @@ export interface operations {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 updatedAt?: string;
+                                lastVerification?: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    at: string;
+                                    verified: boolean;
+                                    error?: {
+                                        code: string;
+                                        message: string;
+                                    };
+                                } | null;
                             }[];
                         };
                     };
@@ -6671,6 +6688,18 @@ export interface operations {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             updatedAt?: string;
+                            lastVerification?: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                at: string;
+                                verified: boolean;
+                                error?: {
+                                    code: string;
+                                    message: string;
+                                };
+                            } | null;
                         };
                     };
                 };
@@ -6736,6 +6765,18 @@ export interface operations {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             updatedAt?: string;
+                            lastVerification?: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                at: string;
+                                verified: boolean;
+                                error?: {
+                                    code: string;
+                                    message: string;
+                                };
+                            } | null;
                         };
                     };
                 };
@@ -6799,6 +6840,18 @@ export interface operations {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             updatedAt?: string;
+                            lastVerification?: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                at: string;
+                                verified: boolean;
+                                error?: {
+                                    code: string;
+                                    message: string;
+                                };
+                            } | null;
                         };
                     };
                 };

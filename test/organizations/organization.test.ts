@@ -20,7 +20,13 @@ describe('GET /api/v1/organization', () => {
       name: 'Acme',
       plan: 'pro',
       memberCount: 2,
-      settings: { defaultLocale: 'en-US', requireApproval: false, allowedDomains: [], driftCheckMinutes: 60, doNotTranslate: [] },
+      settings: {
+        defaultLocale: 'en-US',
+        requireApproval: false,
+        allowedDomains: [],
+        driftCheckMinutes: 60,
+        doNotTranslate: [],
+      },
       usage: { mediaBytes: 0, mediaBytesLimit: 50 * 1024 ** 3 },
       createdAt: expect.stringMatching(/Z$/),
     });

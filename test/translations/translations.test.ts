@@ -590,8 +590,9 @@ describe('machine translation', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const detail = await admin.api.get(`/api/v1/projects/${project}/translations/fr-FR`);
       const draftOf = (field: string) =>
-        detail.body.data.entries.find((e: { store: string; field: string }) => e.store === 'appstore' && e.field === field)
-          .draft.text;
+        detail.body.data.entries.find(
+          (e: { store: string; field: string }) => e.store === 'appstore' && e.field === field,
+        ).draft.text;
       expect(draftOf('name')).toBe('Weather Pro');
       // The terms stay; the words around them are translated; the text's own < & > survive.
       expect(draftOf('promotionalText')).toBe('Weather Pro & R&D <Lab> forécàsts');

@@ -25,7 +25,9 @@ const CredentialInfo = Type.Object({
           verified: Type.Boolean(),
           error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
         },
-        { description: 'The last check with the store (POST …/verify); null until one after the key was set' },
+        {
+          description: 'The last check with the store (POST …/verify); null until one after the key was set',
+        },
       ),
     ),
   ),

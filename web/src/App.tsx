@@ -8,6 +8,9 @@ import { MediaEditor } from './pages/MediaEditor';
 import { Releases } from './pages/Releases';
 import { TranslationLocale, TranslationsOverview } from './pages/Translations';
 import { Organization } from './pages/Organization';
+import { TranslationSettingsPage } from './pages/organization/TranslationSettings';
+import { WebhooksPage } from './pages/organization/Webhooks';
+import { OperationsPage } from './pages/project/Operations';
 import { Project } from './pages/Project';
 import { Projects } from './pages/Projects';
 import { RedeemLink, SignIn } from './pages/SignIn';
@@ -75,9 +78,13 @@ function SignedIn({ path }: { path: string }) {
         key={params.locale}
       />
     );
+  else if ((params = match('/projects/:projectId/operations', path)))
+    page = <OperationsPage projectId={params.projectId!} />;
   else if ((params = match('/projects/:projectId', path)))
     page = <Project session={me} projectId={params.projectId!} />;
   else if (path === '/organization') page = <Organization session={me} />;
+  else if (path === '/organization/webhooks') page = <WebhooksPage />;
+  else if (path === '/organization/translation') page = <TranslationSettingsPage session={me} />;
   else if (path === '/account') page = <Account session={me} />;
   else
     page = (
@@ -103,7 +110,7 @@ function SignedIn({ path }: { path: string }) {
           >
             Projects
           </Link>
-          <Link href="/organization" aria-current={path === '/organization' ? 'page' : undefined}>
+          <Link href="/organization" aria-current={path.startsWith('/organization') ? 'page' : undefined}>
             Organization
           </Link>
           <Link href="/account" aria-current={path === '/account' ? 'page' : undefined}>

@@ -10,3 +10,9 @@ export function plainState(state: string): string {
   }
   return state.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 }
+
+/** A state on its own, as in a table cell: "Succeeded", "In progress". */
+export function plainStatus(state: string): string {
+  const words = plainState(state);
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}

@@ -15,6 +15,9 @@ export const keys = {
   apiKeys: () => ['api-keys'] as const,
   credentials: () => ['credentials'] as const,
   audit: (filter: object, offset: number) => ['audit', filter, offset] as const,
+  webhooks: () => ['webhooks'] as const,
+  webhookDeliveries: (webhookId: string) => ['webhooks', webhookId, 'deliveries'] as const,
+  glossaries: () => ['glossaries'] as const,
   passkeys: () => ['passkeys'] as const,
   sessions: () => ['sessions'] as const,
   locales: () => ['locales'] as const,
@@ -29,6 +32,7 @@ export const keys = {
   diff: (projectId: string) => ['diff', projectId] as const,
   approvalRequests: (projectId: string) => ['approval-requests', projectId] as const,
   operation: (projectId: string, operationId: string) => ['operation', projectId, operationId] as const,
+  operations: (projectId: string, offset: number) => ['operations', projectId, offset] as const,
   media: (projectId: string) => ['media', projectId] as const,
   mediaLocale: (projectId: string, store: Store, locale: string) =>
     ['media', projectId, store, locale] as const,

@@ -26,6 +26,26 @@ export const useCredentials = () =>
     queryFn: () => unwrap(api.GET('/api/v1/organization/credentials')),
   });
 
+export const useWebhooks = () =>
+  useQuery({ queryKey: keys.webhooks(), queryFn: () => unwrap(api.GET('/api/v1/organization/webhooks')) });
+
+export const useWebhookDeliveries = (webhookId: string) =>
+  useQuery({
+    queryKey: keys.webhookDeliveries(webhookId),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/organization/webhooks/{webhookId}/deliveries', {
+          params: { path: { webhookId }, query: { limit: 20 } },
+        }),
+      ),
+  });
+
+export const useGlossaries = () =>
+  useQuery({
+    queryKey: keys.glossaries(),
+    queryFn: () => unwrap(api.GET('/api/v1/organization/glossaries')),
+  });
+
 /** The audit log's filters, as the API takes them (every one optional). */
 export type AuditFilter = Omit<
   NonNullable<paths['/api/v1/organization/audit-log']['get']['parameters']['query']>,
@@ -130,6 +150,19 @@ export const useOperation = (projectId: string, operationId: string | null) =>
       const status = query.state.data?.operation.status;
       return status === 'queued' || status === 'running' || status === undefined ? OPERATION_POLL_MS : false;
     },
+  });
+
+/** A page of a project's recorded syncs and pushes, newest first. */
+export const useOperations = (projectId: string, offset: number) =>
+  useQuery({
+    queryKey: keys.operations(projectId, offset),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/projects/{projectId}/operations', {
+          params: { path: { projectId }, query: { limit: 20, offset } },
+        }),
+      ),
+    placeholderData: keepPreviousData,
   });
 
 export const useReleases = (projectId: string) =>

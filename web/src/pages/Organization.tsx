@@ -11,6 +11,7 @@ import { ApiKeys } from './organization/ApiKeys';
 import { Credentials } from './organization/Credentials';
 import { AuditLog } from './organization/AuditLog';
 import { useOrganization } from '../api/queries';
+import { Link } from '../router';
 
 export function Organization({ session }: { session: Session }) {
   const admin = isAdmin(session);
@@ -35,6 +36,12 @@ export function Organization({ session }: { session: Session }) {
   return (
     <>
       <h1>Organization</h1>
+      <nav aria-label="Organization settings" className="subnav">
+        {admin && <Link href="/organization/webhooks">Webhooks</Link>}
+        <Link href="/organization/translation">
+          Translation settings (DeepL, glossaries, protected terms)
+        </Link>
+      </nav>
       <Section title="Plan and usage">
         {usage.data && (
           <dl className="facts">

@@ -66,7 +66,10 @@ export function Project({ session, projectId }: { session: Session; projectId: s
           )}
         </dd>
         <dt>Last sync</dt>
-        <dd>{when(p.metadata.lastSyncedAt)}</dd>
+        <dd>
+          {when(p.metadata.lastSyncedAt)} ·{' '}
+          <Link href={`/projects/${projectId}/operations`}>Every sync and push</Link>
+        </dd>
       </dl>
 
       <Section title="Listings">

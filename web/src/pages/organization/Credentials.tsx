@@ -33,6 +33,7 @@ export function Credentials() {
   const verify = useMutation({
     mutationFn: (store: 'appstore' | 'playstore') =>
       unwrap(api.POST('/api/v1/organization/credentials/{store}/verify', { params: { path: { store } } })),
+    onSettled: refresh,
   });
   const readFile = (set: (text: string) => void) => (event: ChangeEvent<HTMLInputElement>) => {
     void event.target.files?.[0]?.text().then(set);
@@ -53,6 +54,7 @@ export function Credentials() {
           ['Issuer ID', apple?.issuerId],
           ['Key ID', apple?.keyId],
           ['Uploaded', apple?.updatedAt && when(apple.updatedAt)],
+          ['Last checked with the store', lastChecked(apple?.lastVerification)],
         ]}
         upload={setAppStore}
         ready={privateKey !== ''}
@@ -74,6 +76,7 @@ export function Credentials() {
           ['Service account', google?.clientEmail],
           ['Google Cloud project', google?.projectId ?? undefined],
           ['Uploaded', google?.updatedAt && when(google.updatedAt)],
+          ['Last checked with the store', lastChecked(google?.lastVerification)],
         ]}
         upload={setPlayStore}
         ready={serviceAccount !== ''}
@@ -93,6 +96,16 @@ export function Credentials() {
       <ErrorMessage error={verify.error} />
     </Section>
   );
+}
+
+type Verification = { at: string; verified: boolean; error?: { message: string } } | null | undefined;
+
+/** When a key was last checked with its store, and what the store said. */
+export function lastChecked(verification: Verification): string {
+  if (verification === null || verification === undefined) return 'not yet: use Verify';
+  return verification.verified
+    ? `${when(verification.at)}: accepted`
+    : `${when(verification.at)}: refused (${verification.error?.message ?? 'no reason given'})`;
 }
 
 /** One store's key: its fields, an upload, and a verify button once a key is stored. */

@@ -1,0 +1,205 @@
+/**
+ * The dashboard's settings pages in real Chromium (design.md §10, #44): webhooks (add, test,
+ * deliveries, send again, rotate the secret, pause, remove) against a real local receiver; the
+ * DeepL key, do-not-translate terms and glossaries; store keys with the time they were last
+ * checked; a project's history of syncs and pushes. axe-core on every page. A file of its own
+ * runs its own service (each file's sign-ins stay within one address's anonymous budget).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { RunningEmulators } from '../support/emulators.js';
+import {
+  expectAccessible,
+  organizationWithStores,
+  screenshot,
+  signedInContext,
+  startDashboard,
+  syncedProject,
+} from '../support/browser.js';
+import type { Harness } from '../support/harness.js';
+
+vi.setConfig({ testTimeout: 60_000 });
+
+const DEEPL_KEY = 'dashboard-deepl-key:fx';
+let browser: Browser;
+let emu: RunningEmulators;
+let h: Harness & { url: string };
+let dashboard: Awaited<ReturnType<typeof startDashboard>> | undefined;
+let receiver: { url: string; received: number; close(): Promise<void> } | undefined;
+
+beforeAll(async () => {
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      receiver!.received += 1;
+      response.writeHead(200).end('thanks');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    received: 0,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  dashboard = await startDashboard({ deepl: { keys: [{ key: DEEPL_KEY }] } }, (emulators) => ({
+    DEEPL_API_URL: emulators.url,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+  }));
+  ({ emu, h, browser } = dashboard);
+}, 60_000);
+afterAll(async () => {
+  await dashboard?.close();
+  await receiver?.close();
+});
+beforeEach(() => emu.restore());
+
+describe('settings that were only in the API', () => {
+  it('webhooks: add with the secret shown once, test, read the delivery, send again, rotate, pause, remove', async () => {
+    const org = await h.given.organization();
+    const { context, page } = await signedInContext(browser, h, org.admin.apiKey);
+    try {
+      await page.goto('/organization');
+      await page
+        .getByRole('navigation', { name: 'Organization settings' })
+        .getByRole('link', { name: 'Webhooks' })
+        .click();
+      await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+      await page.getByLabel('Endpoint URL').fill(receiver!.url);
+      await page.getByLabel('Description (optional)').fill('Release bot');
+      await page.getByLabel('push.completed').check();
+      await page.getByRole('button', { name: 'Add webhook' }).click();
+      const secret = page.getByRole('status').filter({ hasText: 'shown this once' });
+      await expect.poll(async () => (await secret.locator('code').textContent()) ?? '').toMatch(/^whsec_/);
+      const card = page.getByRole('listitem', { name: 'Release bot' });
+      await card.getByText('push.completed', { exact: true }).waitFor();
+      await expectAccessible(page, 'webhooks');
+
+      const before = receiver!.received;
+      await card.getByRole('button', { name: 'Send a test event' }).click();
+      const deliveries = card.getByRole('table', { name: 'Deliveries' });
+      await expect
+        .poll(
+          async () => {
+            await card.getByRole('button', { name: 'Hide deliveries' }).click();
+            await card.getByRole('button', { name: 'Show deliveries' }).click();
+            return deliveries.getByRole('row').nth(1).textContent();
+          },
+          { timeout: 20_000 },
+        )
+        .toMatch(/Succeeded.*HTTP 200/);
+      expect(receiver!.received).toBeGreaterThan(before);
+      await card
+        .getByRole('button', { name: /^Send .* again$/ })
+        .first()
+        .click();
+      await card.getByText('Queued to send again.').waitFor();
+      await expect.poll(() => receiver!.received, { timeout: 20_000 }).toBeGreaterThan(before + 1);
+
+      const first = await secret.locator('code').textContent();
+      await card.getByRole('button', { name: 'Rotate secret' }).click();
+      await card.getByText(/still accepted until/).waitFor();
+      const rotated = card.getByRole('status').filter({ hasText: 'shown this once' }).locator('code');
+      await expect.poll(() => rotated.textContent()).toMatch(/^whsec_/);
+      expect(await rotated.textContent()).not.toBe(first);
+
+      await card.getByRole('button', { name: 'Pause' }).click();
+      await card.getByText('Paused').waitFor();
+      await card.getByRole('button', { name: 'Resume' }).waitFor();
+      page.once('dialog', (dialog) => void dialog.accept());
+      await card.getByRole('button', { name: 'Remove' }).click();
+      await page.getByText('No webhooks yet.').waitFor();
+      expect((await org.admin.api.get('/api/v1/organization/webhooks')).body.data.webhooks).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('translation settings: the DeepL key checked, protected terms and a glossary; members read them', async () => {
+    const org = await h.given.organization();
+    const translator = await h.given.member(org, 'member');
+    const admin = await signedInContext(browser, h, org.admin.apiKey);
+    const member = await signedInContext(browser, h, translator.apiKey);
+    try {
+      const page = admin.page;
+      await page.goto('/organization');
+      await page.getByRole('link', { name: /^Translation settings/ }).click();
+      await page.getByRole('heading', { name: 'Translation settings', level: 1 }).waitFor();
+      await page.getByLabel('DeepL API key').fill(DEEPL_KEY);
+      await page.getByRole('button', { name: 'Save key' }).click();
+      const facts = page.getByRole('definition').filter({ hasText: 'not yet: use Verify' });
+      await facts.waitFor();
+      await page.getByRole('button', { name: 'Check the key with DeepL' }).click();
+      await page.getByText('DeepL accepted the key.').waitFor();
+      await page.getByText(/: accepted$/).waitFor();
+      await page.getByText('DeepL API Free').waitFor();
+
+      await page.getByLabel('Terms (one per line)').fill('Weather Pro\nRadarKit\n');
+      await page.getByRole('button', { name: 'Save terms' }).click();
+      await page.getByText('Saved.').waitFor();
+      expect((await org.admin.api.get('/api/v1/organization')).body.data.settings.doNotTranslate).toEqual([
+        'Weather Pro',
+        'RadarKit',
+      ]);
+
+      await page.getByLabel('Into language (e.g. de)').fill('de');
+      await page.getByLabel('Kept as written (one per line)').fill('Pro');
+      await page.getByLabel('Translated as (one per line: term = translation)').fill('forecast = Vorhersage');
+      await page.getByRole('button', { name: 'Save glossary' }).click();
+      const table = page.getByRole('table', { name: 'Glossaries' });
+      await table.getByRole('row', { name: /en → de Pro \(kept\); forecast = Vorhersage/ }).waitFor();
+      await expectAccessible(page, 'translation settings (admin)');
+      await screenshot(page, 'translation-settings');
+
+      // Editing fills the form; a bad line names its term.
+      await table.getByRole('button', { name: 'Edit the en → de glossary' }).click();
+      expect(await page.getByLabel('Translated as (one per line: term = translation)').inputValue()).toBe(
+        'forecast = Vorhersage',
+      );
+      await page.getByLabel('Translated as (one per line: term = translation)').fill('forecast =');
+      await page.getByRole('button', { name: 'Save glossary' }).click();
+      await page.getByRole('alert').getByText('entries["forecast"]', { exact: true }).waitFor();
+
+      // A member reads the terms and glossaries, changes nothing, and never sees the key.
+      const reader = member.page;
+      await reader.goto('/organization/translation');
+      await reader.getByRole('heading', { name: 'Glossaries' }).waitFor();
+      expect(await reader.getByLabel('Terms (one per line)').inputValue()).toBe('Weather Pro\nRadarKit');
+      expect(await reader.getByLabel('Terms (one per line)').getAttribute('readonly')).not.toBeNull();
+      expect(await reader.getByRole('heading', { name: 'DeepL key' }).count()).toBe(0);
+      expect(await reader.getByRole('button', { name: 'Save glossary' }).count()).toBe(0);
+      await expectAccessible(reader, 'translation settings (member)');
+    } finally {
+      await admin.context.close();
+      await member.context.close();
+    }
+  });
+
+  it('store keys say when they were last checked; a project lists its syncs and pushes', async () => {
+    const org = await organizationWithStores(h, emu);
+    const project = await syncedProject(h, org.admin);
+    const { context, page } = await signedInContext(browser, h, org.admin.apiKey);
+    try {
+      await page.goto('/organization');
+      const apple = page.getByRole('form', { name: 'App Store Connect API key' });
+      await apple.getByText('not yet: use Verify').waitFor();
+      await apple.getByRole('button', { name: 'Verify App Store key' }).click();
+      await page.getByText('The store accepted the key.').waitFor();
+      await apple.getByText(/: accepted$/).waitFor();
+
+      await page.goto(`/projects/${project}`);
+      await page.getByRole('link', { name: 'Every sync and push' }).click();
+      await page.getByRole('heading', { name: 'Syncs and pushes', level: 1 }).waitFor();
+      const rows = page.getByRole('table', { name: 'Syncs and pushes, newest first' }).getByRole('row');
+      await expect.poll(() => rows.count()).toBe(2);
+      const text = await rows.nth(1).textContent();
+      expect(text).toMatch(/^SyncSucceeded/);
+      expect(text).toContain('App Store, Google Play');
+      await page.getByText('1–1 of 1').waitFor();
+      await expectAccessible(page, 'syncs and pushes');
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -159,7 +159,7 @@ describe('settings that were only in the API', () => {
       );
       await page.getByLabel('Translated as (one per line: term = translation)').fill('forecast =');
       await page.getByRole('button', { name: 'Save glossary' }).click();
-      await page.getByRole('alert').getByText('entries["forecast"]', { exact: true }).waitFor();
+      await page.getByRole('alert').getByText('Translated as “forecast”', { exact: true }).waitFor();
 
       // A member reads the terms and glossaries, changes nothing, and never sees the key.
       const reader = member.page;
@@ -173,6 +173,29 @@ describe('settings that were only in the API', () => {
     } finally {
       await admin.context.close();
       await member.context.close();
+    }
+  });
+
+  it('errors name each field by its label, in plain words', async () => {
+    const org = await h.given.organization();
+    const { context, page } = await signedInContext(browser, h, org.admin.apiKey);
+    try {
+      await page.getByRole('button', { name: 'New project' }).click();
+      await page.getByLabel('Project name').fill('Weather');
+      await page.getByLabel('App Store app ID').fill('12ab');
+      await page.getByRole('button', { name: 'Create project' }).click();
+      const alert = page.getByRole('alert');
+      await alert
+        .getByText('App Store app ID is not in the right form: Numeric App Store app id, like 1234567890', {
+          exact: false,
+        })
+        .first()
+        .waitFor();
+      expect(await alert.textContent()).not.toContain('appStoreAppId');
+      expect(await alert.textContent()).not.toMatch(/\^\[0-9\]/);
+      await expectAccessible(page, 'a refused new project');
+    } finally {
+      await context.close();
     }
   });
 

@@ -1,11 +1,19 @@
 /** Small shared pieces of the pages: errors, busy buttons, copy buttons, dates. */
 import { useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode } from 'react';
 import { ApiError } from './api/client';
+import { fieldLabel, withLabels } from './plain-words';
 
 export function ErrorMessage({ error }: { error: unknown }) {
   if (error === null || error === undefined) return null;
-  const message = error instanceof Error ? error.message : 'Something went wrong';
   const details = error instanceof ApiError ? error.details : [];
+  // The server names fields as the API spells them; a person reads them by their labels.
+  const message =
+    error instanceof Error
+      ? withLabels(
+          error.message,
+          details.map((d) => d.field),
+        )
+      : 'Something went wrong';
   return (
     <div role="alert" className="error">
       <p>{message}</p>
@@ -13,7 +21,7 @@ export function ErrorMessage({ error }: { error: unknown }) {
         <ul>
           {details.map((d, i) => (
             <li key={i}>
-              <strong>{d.field}</strong>: {d.message}
+              <strong>{fieldLabel(d.field)}</strong>: {d.message}
             </li>
           ))}
         </ul>

@@ -121,7 +121,7 @@ function NewProject({ onClose }: { onClose: () => void }) {
         required
         maxLength={200}
       />
-      <label htmlFor="app-store-id">App Store app id</label>
+      <label htmlFor="app-store-id">App Store app ID</label>
       <input
         id="app-store-id"
         value={appStoreAppId}

@@ -6,14 +6,14 @@
  * XLIFF out to translators and back.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { useRef, useState, type ReactNode } from 'react';
 import { api, ApiError, unwrap } from '../api/client';
 import { codePoints, STORE_FIELDS, STORE_NAMES, type Store } from '../listing-rules';
 import { Link } from '../router';
 import { canEdit, coversLocale, scopeNote, type Session, type LocalePageProps } from '../session';
 import { BusyButton, ErrorMessage, Section, ScopeNote } from '../ui';
 import { keys } from '../api/keys';
-import { useTranslationLocale, useTranslations } from '../api/queries';
+import { useOrganization, useTranslationLocale, useTranslations } from '../api/queries';
 
 const STATES = ['missing', 'outdated', 'draft', 'current'] as const;
 
@@ -72,6 +72,7 @@ export function TranslationsOverview({ session, projectId }: { session: Session;
             <tr>
               <th>Locale</th>
               <th>Store</th>
+              <th>Done</th>
               {STATES.map((s) => (
                 <th key={s}>{s}</th>
               ))}
@@ -92,6 +93,9 @@ export function TranslationsOverview({ session, projectId }: { session: Session;
                       <Link href={`/projects/${projectId}/translations/${locale}`}>{locale}</Link>
                     </td>
                     <td>{STORE_NAMES[store]}</td>
+                    <td>
+                      <Progress counts={counts} label={`${locale} ${STORE_NAMES[store]}`} />
+                    </td>
                     {STATES.map((s) => (
                       <td key={s} className={counts[s] ? `state-${s}` : undefined}>
                         {counts[s]}
@@ -110,6 +114,40 @@ export function TranslationsOverview({ session, projectId }: { session: Session;
       </p>
       {!canEdit(session) && <p>Viewers read translations; members translate and accept drafts.</p>}
     </>
+  );
+}
+
+/** Fields translated and current of all, as a bar and in words. */
+function Progress({ counts, label }: { counts: Record<string, number>; label: string }) {
+  const total = STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
+  const done = counts.current ?? 0;
+  return (
+    <span className="progress">
+      <progress max={total} value={done} aria-label={`${label}: ${done} of ${total} current`} /> {done}/
+      {total}
+    </span>
+  );
+}
+
+/** What the table shows: every field, the ones left to do, or one state. */
+const SHOWN = {
+  all: 'All fields',
+  todo: 'Left to do (missing, outdated, drafts)',
+  missing: 'Missing',
+  outdated: 'Outdated',
+  draft: 'Drafts',
+  current: 'Current',
+} as const;
+type Shown = keyof typeof SHOWN;
+const TO_DO = new Set(['missing', 'outdated', 'draft']);
+
+function isShown(entry: Entry, shown: Shown, search: string): boolean {
+  if (shown === 'todo' ? !TO_DO.has(entry.state) : shown !== 'all' && entry.state !== shown) return false;
+  const needle = search.trim().toLocaleLowerCase();
+  if (needle === '') return true;
+  const label = STORE_FIELDS[entry.store][entry.field]?.label ?? entry.field;
+  return [label, entry.source, entry.target, entry.draft?.text].some((text) =>
+    text?.toLocaleLowerCase().includes(needle),
   );
 }
 
@@ -168,7 +206,7 @@ function FieldRow({
     onSuccess: onChanged,
   });
   return (
-    <tr className={`translation state-row-${entry.state}`} data-field={id}>
+    <tr className={`translation state-row-${entry.state}`} data-field={id} data-state={entry.state}>
       <th scope="row">
         {STORE_NAMES[entry.store]} · {rule.label}
         <br />
@@ -285,7 +323,36 @@ export function TranslationLocale({ session, projectId, locale }: LocalePageProp
     },
     onSuccess: refresh,
   });
+  const acceptAll = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/projects/{projectId}/translations/{locale}/accept', {
+          params: { path: { projectId, locale } },
+          body: {},
+        }),
+      ),
+    onSuccess: refresh,
+  });
+  const organization = useOrganization();
+  const keptTerms = organization.data?.settings.doNotTranslate ?? [];
+  const [shown, setShown] = useState<Shown>('all');
+  const [search, setSearch] = useState('');
+  const [nextNote, setNextNote] = useState<string | null>(null);
+  const lastField = useRef<string | null>(null);
   const entries = (detail.data?.entries ?? []) as Entry[];
+  const visible = entries.filter((entry) => isShown(entry, shown, search));
+  const drafts = entries.filter((entry) => entry.draft !== null).length;
+  /** Moves the focus to the next field left to do after the one in focus (from the top, at the end). */
+  const focusNext = () => {
+    const rows = [...document.querySelectorAll<HTMLElement>('table.translations tr[data-state]')];
+    const todo = rows.filter((row) => TO_DO.has(row.dataset.state ?? ''));
+    if (todo.length === 0) return setNextNote('Nothing left to do among the fields shown.');
+    // The button has the focus now: count from the field that had it last.
+    const at = rows.findIndex((row) => row.dataset.field === lastField.current);
+    const next = todo.find((row) => rows.indexOf(row) > at) ?? todo[0]!;
+    setNextNote(null);
+    next.querySelector('textarea')?.focus();
+  };
   return (
     <>
       <p>
@@ -346,10 +413,71 @@ export function TranslationLocale({ session, projectId, locale }: LocalePageProp
               </div>
             )}
             <ErrorMessage error={machine.error} />
+            {drafts > 0 && (
+              <p>
+                <BusyButton type="button" busy={acceptAll.isPending} onClick={() => acceptAll.mutate()}>
+                  Accept all {drafts} drafts
+                </BusyButton>
+              </p>
+            )}
+            {acceptAll.data !== undefined && (
+              <p role="status">
+                Accepted {acceptAll.data.accepted.length}
+                {acceptAll.data.skipped.length > 0 &&
+                  `; left ${acceptAll.data.skipped.length} over their limit to shorten`}
+                .
+              </p>
+            )}
+            <ErrorMessage error={acceptAll.error} />
           </>
         )}
       </Section>
-      <table className="translations" aria-label={`Source and ${locale}`}>
+      {keptTerms.length > 0 && (
+        <p role="note" className="kept-terms">
+          Kept as written in every language (the organization’s do-not-translate terms):{' '}
+          {keptTerms.map((term, i) => (
+            <span key={term}>
+              {i > 0 && ', '}
+              <strong lang="und">{term}</strong>
+            </span>
+          ))}
+          .
+        </p>
+      )}
+      <div className="filters" role="search" aria-label="Find fields">
+        <label htmlFor="translation-search">Search</label>
+        <input
+          id="translation-search"
+          type="search"
+          value={search}
+          placeholder="A word in a field, its source or its draft"
+          onChange={(e) => setSearch(e.target.value)}
+        />
+        <label htmlFor="translation-shown">Show</label>
+        <select id="translation-shown" value={shown} onChange={(e) => setShown(e.target.value as Shown)}>
+          {Object.entries(SHOWN).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+        <button type="button" onClick={focusNext}>
+          Next untranslated field
+        </button>
+      </div>
+      {nextNote !== null && <p role="status">{nextNote}</p>}
+      {entries.length > 0 && (
+        <p role="status" className="hint">
+          Showing {visible.length} of {entries.length} fields.
+        </p>
+      )}
+      <table
+        className="translations"
+        aria-label={`Source and ${locale}`}
+        onFocus={(event) => {
+          lastField.current = event.target.closest('tr')?.dataset.field ?? lastField.current;
+        }}
+      >
         <thead>
           <tr>
             <th>Field</th>
@@ -358,7 +486,7 @@ export function TranslationLocale({ session, projectId, locale }: LocalePageProp
           </tr>
         </thead>
         <tbody>
-          {entries.map((entry) => (
+          {visible.map((entry) => (
             <FieldRow
               key={`${entry.store}-${entry.field}-${entry.target ?? ''}-${entry.draft?.text ?? ''}`}
               projectId={projectId}

@@ -1,5 +1,7 @@
 /**
- * The dashboard's settings pages in real Chromium (design.md §10, #44): webhooks (add, test,
+ * The workbench in real Chromium (design.md §10, #44): translating (progress per locale, search
+ * and filter, the next field left to do, accept all drafts with protected terms kept); the
+ * settings pages: webhooks (add, test,
  * deliveries, send again, rotate the secret, pause, remove) against a real local receiver; the
  * DeepL key, do-not-translate terms and glossaries; store keys with the time they were last
  * checked; a project's history of syncs and pushes. axe-core on every page. A file of its own
@@ -9,7 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { RunningEmulators } from '../support/emulators.js';
+import { APP_ID, type RunningEmulators } from '../support/emulators.js';
 import {
   expectAccessible,
   organizationWithStores,
@@ -221,6 +223,73 @@ describe('settings that were only in the API', () => {
       expect(text).toContain('App Store, Google Play');
       await page.getByText('1–1 of 1').waitFor();
       await expectAccessible(page, 'syncs and pushes');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('translating', () => {
+  it('progress per locale, protected terms shown, search and filter, next untranslated, accept all drafts', async () => {
+    const org = await h.given.organization();
+    await org.admin.api.request('PUT', '/api/v1/organization/credentials/deepl', { apiKey: DEEPL_KEY });
+    await org.admin.api.patch('/api/v1/organization', { settings: { doNotTranslate: ['Weather Pro'] } });
+    const translator = await h.given.member(org, 'member');
+    const { id: project } = await h.given.project(org.admin, { appStoreAppId: APP_ID });
+    const listing = (locale: string) => `/api/v1/projects/${project}/listings/appstore/${locale}`;
+    const source = await org.admin.api.patch(listing('en-US'), {
+      name: 'Weather Pro',
+      subtitle: 'Weather Pro forecasts',
+      promotionalText: 'Rain radar for your street',
+    });
+    expect(source.status, JSON.stringify(source.body)).toBe(200);
+    expect((await org.admin.api.patch(listing('de-DE'), { keywords: 'wetter' })).status).toBe(200);
+    const { context, page } = await signedInContext(browser, h, translator.apiKey);
+    try {
+      await page.goto(`/projects/${project}/translations`);
+      const progress = page.getByRole('progressbar', { name: /^de-DE App Store: \d+ of \d+ current$/ });
+      await progress.waitFor();
+      await expectAccessible(page, 'translations overview with progress');
+      await page.getByRole('link', { name: 'de-DE' }).click();
+      await page.getByRole('note').getByText('Weather Pro', { exact: true }).waitFor();
+
+      // The next field left to do, and the one after it, take the focus in turn.
+      const focused = () => page.evaluate(() => (globalThis as any).document.activeElement?.id as string);
+      await page.getByRole('button', { name: 'Next untranslated field' }).click();
+      const first = await focused();
+      expect(first).toMatch(/^appstore-/);
+      await page.getByRole('button', { name: 'Next untranslated field' }).click();
+      const second = await focused();
+      expect(second).toMatch(/^appstore-/);
+      expect(second).not.toBe(first);
+
+      await page.getByRole('button', { name: 'Machine-translate missing and outdated fields' }).click();
+      await page.getByText(/^\d+ drafts \(\d+ characters\)\.$/).waitFor();
+      await page.getByLabel('Show').selectOption('draft');
+      await page.getByText(/^Showing \d+ of \d+ fields\.$/).waitFor();
+      await page.getByLabel('Search').fill('radar');
+      await page.getByText(/^Showing 1 of \d+ fields\.$/).waitFor();
+      const rows = page.getByRole('table', { name: 'Source and de-DE' }).locator('tbody tr');
+      expect(await rows.count()).toBe(1);
+      expect(await rows.first().textContent()).toContain('Promotional text');
+      await expectAccessible(page, 'translations of a locale, filtered');
+      await screenshot(page, 'translations');
+      await page.getByLabel('Search').fill('');
+      await page.getByLabel('Show').selectOption('all');
+
+      await page.getByRole('button', { name: /^Accept all \d+ drafts$/ }).click();
+      await page.getByText(/^Accepted \d+\.$/).waitFor();
+      const german = (await org.admin.api.get(listing('de-DE'))).body.data.listing;
+      expect(german.fields.name.value).toBe('Weather Pro');
+      expect(german.fields.subtitle.value).toMatch(/^Weather Pro (?!forecasts)/);
+      expect(german.fields.keywords.value).toBe('wetter');
+      await page.goto(`/projects/${project}/translations`);
+      const done = await page
+        .getByRole('progressbar', { name: /^de-DE App Store:/ })
+        .getAttribute('aria-label');
+      const [, current, total] = /(\d+) of (\d+) current/.exec(done!)!;
+      expect(Number(current)).toBeGreaterThanOrEqual(3);
+      expect(Number(total)).toBeGreaterThan(0);
     } finally {
       await context.close();
     }

@@ -267,10 +267,14 @@ describe('small screens', () => {
         `/projects/${project}`,
         `/projects/${project}/listings/de-DE`,
         `/projects/${project}/media/playstore/en-US`,
+        `/projects/${project}/media/appstore`,
+        `/projects/${project}/operations`,
         `/projects/${project}/releases`,
         `/projects/${project}/translations`,
         `/projects/${project}/translations/de-DE`,
         '/organization',
+        '/organization/webhooks',
+        '/organization/translation',
         '/account',
       ]) {
         await page.goto(path);

@@ -1,5 +1,7 @@
 /**
- * The workbench in real Chromium (design.md §10, #44): translating (progress per locale, search
+ * The workbench in real Chromium (design.md §10, #44): screenshots (the overview of device slots
+ * × locales, bulk upload placed by file name, "same as" the source locale, keyboard reorder that
+ * keeps the focus); translating (progress per locale, search
  * and filter, the next field left to do, accept all drafts with protected terms kept); the
  * settings pages: webhooks (add, test,
  * deliveries, send again, rotate the secret, pause, remove) against a real local receiver; the
@@ -11,7 +13,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { APP_ID, type RunningEmulators } from '../support/emulators.js';
+import { APP_ID, PACKAGE, type RunningEmulators } from '../support/emulators.js';
+import { distinctColour, image } from '../support/media.js';
 import {
   expectAccessible,
   organizationWithStores,
@@ -290,6 +293,122 @@ describe('translating', () => {
       const [, current, total] = /(\d+) of (\d+) current/.exec(done!)!;
       expect(Number(current)).toBeGreaterThanOrEqual(3);
       expect(Number(total)).toBeGreaterThan(0);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('screenshots', () => {
+  it('overview of slots × locales, bulk upload by file name, same as en-US, keyboard reorder keeping focus', async () => {
+    const org = await h.given.organization();
+    const { id } = await h.given.project(org.admin, { appStoreAppId: APP_ID, playStorePackageName: PACKAGE });
+    for (const locale of ['en-US', 'de-DE', 'fr-FR']) {
+      const res = await org.admin.api.patch(`/api/v1/projects/${id}/listings/playstore/${locale}`, {
+        title: `App ${locale}`,
+      });
+      expect(res.status).toBe(200);
+    }
+    const png = async (name: string) => ({
+      name,
+      mimeType: 'image/png',
+      buffer: await image({ width: 1080, height: 1920, colour: distinctColour() }),
+    });
+    const { context, page } = await signedInContext(browser, h, org.admin.apiKey);
+    try {
+      await page.goto(`/projects/${id}`);
+      await page.getByRole('link', { name: 'Google Play overview' }).click();
+      await page.getByRole('heading', { name: 'Screenshots and previews · Google Play', level: 1 }).waitFor();
+      await page.getByText('No screenshots or previews yet', { exact: false }).waitFor();
+
+      // Bulk upload: each file goes where its name says; a name that fits nowhere says why.
+      await page
+        .getByLabel('Files to place by name')
+        .setInputFiles([
+          await png('en-US_phoneScreenshots_2.png'),
+          await png('en-US_phoneScreenshots_1.png'),
+          await png('EN-us_PHONESCREENSHOTS_3.png'),
+          await png('de-DE_sevenInchScreenshots_1.png'),
+          await png('it-IT_phoneScreenshots_1.png'),
+          await png('holiday.png'),
+        ]);
+      const plan = page.getByRole('table', { name: 'Where each file goes' });
+      await plan
+        .getByRole('row', { name: 'en-US_phoneScreenshots_1.png en-US · Phone · number 1' })
+        .waitFor();
+      await plan
+        .getByRole('row', { name: /it-IT_phoneScreenshots_1\.png Not placed: it-IT is not a locale/ })
+        .waitFor();
+      await plan
+        .getByRole('row', { name: /holiday\.png Not placed: the name is not locale_slot_number/ })
+        .waitFor();
+      await expectAccessible(page, 'bulk upload plan');
+      await page.getByRole('button', { name: 'Upload 4 files' }).click();
+      await page.getByText('Uploaded 4 files.').waitFor();
+      const english = await org.admin.api.get(`/api/v1/projects/${id}/media?store=playstore&locale=en-US`);
+      expect(english.body.data.slots[0].items.map((i: { fileName: string }) => i.fileName)).toEqual([
+        'en-US_phoneScreenshots_1.png',
+        'en-US_phoneScreenshots_2.png',
+        'EN-us_PHONESCREENSHOTS_3.png',
+      ]);
+
+      // The overview: counts and thumbnails per slot and locale, what is missing where.
+      const grid = page.getByRole('table', { name: 'Files per device slot and locale' });
+      await grid.getByRole('link', { name: 'Phone, en-US: 3 files' }).waitFor();
+      await grid
+        .getByRole('link', { name: 'Phone, de-DE: missing (other locales have files here)' })
+        .waitFor();
+      await grid.getByRole('link', { name: '7-inch tablet, de-DE: 1 file' }).waitFor();
+      await grid
+        .getByRole('link', { name: '7-inch tablet, en-US: missing (other locales have files here)' })
+        .waitFor();
+
+      // Copied files read as the same as the source locale, here and in the slot's editor.
+      const copied = await org.admin.api.post(`/api/v1/projects/${id}/media/copy`, {
+        from: { store: 'playstore', locale: 'en-US' },
+        to: { store: 'playstore', locale: 'fr-FR' },
+        slotTypes: ['phoneScreenshots'],
+      });
+      expect(copied.status, JSON.stringify(copied.body)).toBe(200);
+      await page.reload();
+      await grid.getByRole('link', { name: 'Phone, fr-FR: 3 files, the same as en-US' }).click();
+      await page.getByRole('heading', { name: 'Screenshots and previews · Google Play · fr-FR' }).waitFor();
+      expect(await page.getByLabel('Slot').locator('option:checked').textContent()).toMatch(/^Phone/);
+      await page.getByText('The same files as en-US, in the same order.').waitFor();
+      await expectAccessible(page, 'media editor, same as en-US');
+
+      // Keyboard reorder: the focus stays with the moved file, to the other button at the end.
+      await page.goto(`/projects/${id}/media/playstore/en-US?slot=phoneScreenshots`);
+      const list = page.getByRole('list', { name: 'phoneScreenshots files in order' });
+      await list.getByRole('img', { name: '3. EN-us_PHONESCREENSHOTS_3.png' }).waitFor();
+      const focusedLabel = () =>
+        page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label') as string);
+      await page.getByRole('button', { name: 'Move en-US_phoneScreenshots_1.png later' }).focus();
+      await page.keyboard.press('Enter');
+      await list.getByRole('img', { name: '2. en-US_phoneScreenshots_1.png' }).waitFor();
+      expect(await focusedLabel()).toBe('Move en-US_phoneScreenshots_1.png later');
+      await page.keyboard.press('Enter');
+      await list.getByRole('img', { name: '3. en-US_phoneScreenshots_1.png' }).waitFor();
+      expect(await focusedLabel()).toBe('Move en-US_phoneScreenshots_1.png earlier');
+      await page
+        .getByText('Moved en-US_phoneScreenshots_1.png to place 3 of 3.')
+        .waitFor({ state: 'attached' });
+      await expect
+        .poll(async () =>
+          (
+            await org.admin.api.get(`/api/v1/projects/${id}/media?store=playstore&locale=en-US`)
+          ).body.data.slots[0].items.map((i: { fileName: string }) => i.fileName),
+        )
+        .toEqual([
+          'en-US_phoneScreenshots_2.png',
+          'EN-us_PHONESCREENSHOTS_3.png',
+          'en-US_phoneScreenshots_1.png',
+        ]);
+      // No longer the same as en-US: fr-FR kept the old order.
+      await page.goto(`/projects/${id}/media/playstore`);
+      await grid.getByRole('link', { name: 'Phone, fr-FR: 3 files' }).waitFor();
+      await expectAccessible(page, 'media overview');
+      await screenshot(page, 'media-overview');
     } finally {
       await context.close();
     }

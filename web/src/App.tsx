@@ -5,6 +5,7 @@ import { Account } from './pages/Account';
 import { Invite } from './pages/Invite';
 import { ListingEditor } from './pages/ListingEditor';
 import { MediaEditor } from './pages/MediaEditor';
+import { MediaOverview } from './pages/MediaOverview';
 import { Releases } from './pages/Releases';
 import { TranslationLocale, TranslationsOverview } from './pages/Translations';
 import { Organization } from './pages/Organization';
@@ -64,6 +65,13 @@ function SignedIn({ path }: { path: string }) {
         locale={params.locale!}
         key={`${params.store}/${params.locale}`}
       />
+    );
+  else if (
+    (params = match('/projects/:projectId/media/:store', path)) &&
+    (params.store === 'appstore' || params.store === 'playstore')
+  )
+    page = (
+      <MediaOverview session={me} projectId={params.projectId!} store={params.store} key={params.store} />
     );
   else if ((params = match('/projects/:projectId/releases', path)))
     page = <Releases session={me} projectId={params.projectId!} />;

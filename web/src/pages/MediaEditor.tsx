@@ -4,14 +4,15 @@
  * all locales". Every change goes through the same routes as the API (design.md §12).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type DragEvent } from 'react';
-import { api, ApiError, unwrap } from '../api/client';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { api, unwrap } from '../api/client';
+import { slotUrl, uploadFile } from '../api/upload';
 import { STORE_NAMES, STORES, type Store } from '../listing-rules';
 import { Link } from '../router';
 import { canEdit, scopeNote, type Session } from '../session';
 import { BusyButton, ErrorMessage, ScopeNote } from '../ui';
 import { keys } from '../api/keys';
-import { useMediaLocale } from '../api/queries';
+import { useMediaLocale, useTranslations } from '../api/queries';
 
 type SlotTypes = Awaited<ReturnType<typeof loadSlotTypes>>;
 type SlotRule = SlotTypes[number];
@@ -33,42 +34,6 @@ function describeRule(rule: SlotRule): string {
   return parts.join(' · ');
 }
 
-/** Sends one file as the raw body, reporting progress (fetch cannot report upload progress). */
-function uploadFile(url: string, file: File, onProgress: (fraction: number) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const request = new XMLHttpRequest();
-    request.open('POST', `${url}?fileName=${encodeURIComponent(file.name)}`);
-    request.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
-    request.setRequestHeader('X-Appmeta-CSRF', '1');
-    request.upload.onprogress = (event) => {
-      if (event.lengthComputable) onProgress(event.loaded / event.total);
-    };
-    request.onload = () => {
-      if (request.status < 300) return resolve();
-      try {
-        const body = JSON.parse(request.responseText) as {
-          error: { code: string; message: string; details?: { field: string; message: string }[] };
-        };
-        reject(
-          new ApiError(
-            request.status,
-            body.error.code,
-            `${file.name}: ${body.error.message}`,
-            body.error.details,
-          ),
-        );
-      } catch {
-        reject(
-          new ApiError(request.status, 'UNKNOWN', `${file.name}: the server answered ${request.status}`),
-        );
-      }
-    };
-    request.onerror = () =>
-      reject(new ApiError(0, 'NETWORK', `${file.name}: the upload did not reach the server`));
-    request.send(file);
-  });
-}
-
 export function MediaEditor({
   session,
   projectId,
@@ -84,8 +49,12 @@ export function MediaEditor({
   const editable = canEdit(session, locale);
   const slotTypes = useQuery({ queryKey: keys.mediaSlotTypes(), queryFn: loadSlotTypes });
   const rules = (slotTypes.data ?? []).filter((rule) => rule.store === store);
-  const [slotType, setSlotType] = useState<string | null>(null);
-  const current = slotType ?? rules[0]?.slotType ?? null;
+  // The overview links to one slot of the locale: ?slot=APP_IPHONE_67.
+  const [slotType, setSlotType] = useState<string | null>(() =>
+    new URLSearchParams(location.search).get('slot'),
+  );
+  const current =
+    (rules.some((r) => r.slotType === slotType) ? slotType : null) ?? rules[0]?.slotType ?? null;
   const rule = rules.find((r) => r.slotType === current);
 
   const media = useMediaLocale(projectId, store, locale);
@@ -103,8 +72,37 @@ export function MediaEditor({
           body: { items: ids },
         }),
       ),
+    // The new order shows at once (the focus follows the moved file); the server's answer settles it.
+    onMutate: (ids: string[]) => {
+      client.setQueryData(keys.mediaLocale(projectId, store, locale), (old: typeof media.data) =>
+        old === undefined
+          ? old
+          : {
+              ...old,
+              slots: old.slots.map((s) =>
+                s.slotType !== current
+                  ? s
+                  : {
+                      ...s,
+                      items: ids
+                        .map((id) => s.items.find((item) => item.id === id))
+                        .filter((item) => item !== undefined),
+                    },
+              ),
+            },
+      );
+    },
     onSettled: refresh,
   });
+  const translations = useTranslations(projectId);
+  const sourceLocale = translations.data?.sourceLocale ?? 'en-US';
+  const source = useMediaLocale(projectId, store, sourceLocale);
+  const sourceShas = source.data?.slots
+    .find((s) => s.slotType === current)
+    ?.items.map((item) => item.sha256)
+    .join(',');
+  const sameAsSource =
+    locale !== sourceLocale && items.length > 0 && items.map((item) => item.sha256).join(',') === sourceShas;
   const remove = useMutation({
     mutationFn: (itemId: string) =>
       unwrap(
@@ -129,10 +127,8 @@ export function MediaEditor({
     mutationFn: async (files: File[]) => {
       for (const file of files) {
         setProgress({ name: file.name, fraction: 0 });
-        await uploadFile(
-          `/api/v1/projects/${projectId}/media/${store}/${encodeURIComponent(locale)}/${current}`,
-          file,
-          (fraction) => setProgress({ name: file.name, fraction }),
+        await uploadFile(slotUrl(projectId, store, locale, current!), file, (fraction) =>
+          setProgress({ name: file.name, fraction }),
         );
         await refresh();
       }
@@ -144,13 +140,40 @@ export function MediaEditor({
   });
 
   const [dragged, setDragged] = useState<string | null>(null);
-  const move = (from: number, to: number) => {
+  const list = useRef<HTMLOListElement>(null);
+  const pendingFocus = useRef(false);
+
+  const [moved, setMoved] = useState<{ id: string; direction: 'earlier' | 'later'; note: string } | null>(
+    null,
+  );
+  const move = (from: number, to: number, direction?: 'earlier' | 'later') => {
     if (to < 0 || to >= items.length || from === to) return;
     const ids = items.map((i) => i.id);
     const [id] = ids.splice(from, 1);
     ids.splice(to, 0, id!);
+    const name = items[from]!.fileName;
+    setMoved({
+      id: id!,
+      direction: direction ?? (to < from ? 'earlier' : 'later'),
+      note: `Moved ${name} to place ${to + 1} of ${items.length}.`,
+    });
+    pendingFocus.current = direction !== undefined;
     reorder.mutate(ids);
   };
+  // A keyboard move keeps the focus on the moved file's button (the other one at either end), once.
+  useEffect(() => {
+    if (!pendingFocus.current || moved === null || list.current === null) return;
+    pendingFocus.current = false;
+    const button = (direction: string) =>
+      list.current!.querySelector<HTMLButtonElement>(
+        `button[data-item="${moved.id}"][data-move="${direction}"]`,
+      );
+    const same = button(moved.direction);
+    (same !== null && !same.disabled
+      ? same
+      : button(moved.direction === 'earlier' ? 'later' : 'earlier')
+    )?.focus();
+  }, [items, moved]);
   const onDrop = (event: DragEvent, target: number) => {
     event.preventDefault();
     const from = items.findIndex((i) => i.id === dragged);
@@ -191,6 +214,11 @@ export function MediaEditor({
           {rule.label}: {describeRule(rule)}
         </p>
       )}
+      {sameAsSource && (
+        <p className="state state-same" role="note">
+          The same files as {sourceLocale}, in the same order.
+        </p>
+      )}
       {slot?.state === 'modified' && (
         <p className="state state-modified">Differs from the store: a push would change it.</p>
       )}
@@ -223,7 +251,7 @@ export function MediaEditor({
       {items.length === 0 ? (
         <p>No files in this slot.</p>
       ) : (
-        <ol className="media-grid" aria-label={`${current} files in order`}>
+        <ol className="media-grid" aria-label={`${current} files in order`} ref={list}>
           {items.map((item, index) => (
             <li
               key={item.id}
@@ -246,7 +274,9 @@ export function MediaEditor({
                 <span className="actions">
                   <button
                     type="button"
-                    onClick={() => move(index, index - 1)}
+                    data-item={item.id}
+                    data-move="earlier"
+                    onClick={() => move(index, index - 1, 'earlier')}
                     disabled={index === 0}
                     aria-label={`Move ${item.fileName} earlier`}
                   >
@@ -254,7 +284,9 @@ export function MediaEditor({
                   </button>
                   <button
                     type="button"
-                    onClick={() => move(index, index + 1)}
+                    data-item={item.id}
+                    data-move="later"
+                    onClick={() => move(index, index + 1, 'later')}
                     disabled={index === items.length - 1}
                     aria-label={`Move ${item.fileName} later`}
                   >
@@ -273,6 +305,9 @@ export function MediaEditor({
           ))}
         </ol>
       )}
+      <p role="status" className="visually-hidden">
+        {moved?.note}
+      </p>
       <ErrorMessage error={reorder.error ?? remove.error} />
 
       {editable && current && (

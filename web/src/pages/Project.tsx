@@ -114,6 +114,15 @@ export function Project({ session, projectId }: { session: Session; projectId: s
             </tbody>
           </table>
         )}
+        <p>
+          Screenshots and previews of every locale:{' '}
+          {STORES.map((store, i) => (
+            <span key={store}>
+              {i > 0 && ' · '}
+              <Link href={`/projects/${projectId}/media/${store}`}>{STORE_NAMES[store]} overview</Link>
+            </span>
+          ))}
+        </p>
         {canEdit(session) && <AddLocale projectId={projectId} existing={locales} />}
       </Section>
 

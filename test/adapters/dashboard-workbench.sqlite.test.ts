@@ -80,6 +80,7 @@ describe('settings that were only in the API', () => {
       const card = page.getByRole('listitem', { name: 'Release bot' });
       await card.getByText('push.completed', { exact: true }).waitFor();
       await expectAccessible(page, 'webhooks');
+      await screenshot(page, 'webhooks');
 
       const before = receiver!.received;
       await card.getByRole('button', { name: 'Send a test event' }).click();
@@ -276,7 +277,7 @@ describe('translating', () => {
       expect(await rows.count()).toBe(1);
       expect(await rows.first().textContent()).toContain('Promotional text');
       await expectAccessible(page, 'translations of a locale, filtered');
-      await screenshot(page, 'translations');
+      await screenshot(page, 'translating');
       await page.getByLabel('Search').fill('');
       await page.getByLabel('Show').selectOption('all');
 

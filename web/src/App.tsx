@@ -1,23 +1,41 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect, type ComponentType } from 'react';
 import { api, ApiError, unwrap } from './api/client';
-import { Account } from './pages/Account';
-import { Invite } from './pages/Invite';
-import { ListingEditor } from './pages/ListingEditor';
-import { MediaEditor } from './pages/MediaEditor';
-import { MediaOverview } from './pages/MediaOverview';
-import { Releases } from './pages/Releases';
-import { TranslationLocale, TranslationsOverview } from './pages/Translations';
-import { Organization } from './pages/Organization';
-import { TranslationSettingsPage } from './pages/organization/TranslationSettings';
-import { WebhooksPage } from './pages/organization/Webhooks';
-import { OperationsPage } from './pages/project/Operations';
-import { Project } from './pages/Project';
 import { Projects } from './pages/Projects';
 import { RedeemLink, SignIn } from './pages/SignIn';
 import { Link, match, navigate, usePath } from './router';
 import { useLiveEvents } from './live-events';
 import { useSession } from './session';
+
+/**
+ * The pages past the first (sign-in, the project list) load when first opened: the first load
+ * fetches only what it shows (BENCHMARKS.md scenario 5).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any page's props
+function page<M extends Record<K, ComponentType<any>>, K extends keyof M & string>(
+  load: () => Promise<M>,
+  name: K,
+) {
+  return lazy(async () => ({ default: (await load())[name] }));
+}
+const Account = page(() => import('./pages/Account'), 'Account');
+const Invite = page(() => import('./pages/Invite'), 'Invite');
+const ListingEditor = page(() => import('./pages/ListingEditor'), 'ListingEditor');
+const MediaEditor = page(() => import('./pages/MediaEditor'), 'MediaEditor');
+const MediaOverview = page(() => import('./pages/MediaOverview'), 'MediaOverview');
+const Releases = page(() => import('./pages/Releases'), 'Releases');
+const TranslationsOverview = page(() => import('./pages/Translations'), 'TranslationsOverview');
+const TranslationLocale = page(() => import('./pages/Translations'), 'TranslationLocale');
+const Organization = page(() => import('./pages/Organization'), 'Organization');
+const TranslationSettingsPage = page(
+  () => import('./pages/organization/TranslationSettings'),
+  'TranslationSettingsPage',
+);
+const WebhooksPage = page(() => import('./pages/organization/Webhooks'), 'WebhooksPage');
+const OperationsPage = page(() => import('./pages/project/Operations'), 'OperationsPage');
+const Project = page(() => import('./pages/Project'), 'Project');
+
+const loading = <p className="loading">Loading…</p>;
 
 export function App() {
   const path = usePath();
@@ -25,7 +43,12 @@ export function App() {
   if (signInLink) return <RedeemLink token={signInLink.token!} />;
   if (path === '/sign-in') return <SignIn />;
   const invite = match('/invite/:inviteId', path);
-  if (invite) return <Invite inviteId={invite.inviteId!} />;
+  if (invite)
+    return (
+      <Suspense fallback={loading}>
+        <Invite inviteId={invite.inviteId!} />
+      </Suspense>
+    );
   return <SignedIn path={path} />;
 }
 
@@ -132,7 +155,9 @@ function SignedIn({ path }: { path: string }) {
           Sign out
         </button>
       </header>
-      <main id="main">{page}</main>
+      <main id="main">
+        <Suspense fallback={loading}>{page}</Suspense>
+      </main>
     </>
   );
 }

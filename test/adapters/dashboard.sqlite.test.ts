@@ -73,6 +73,14 @@ describe('joining and signing in', () => {
       await page.getByText('Passkey added.').waitFor();
       await page.getByRole('button', { name: 'Continue to the projects' }).click();
       await page.getByRole('heading', { name: 'Projects' }).waitFor();
+      // The used link says so in plain words, and what to do instead.
+      await page.goto(`/invite/${invited.body.data.inviteId}`);
+      await page.getByRole('heading', { name: 'This invite cannot be used' }).waitFor();
+      await page
+        .getByText(/This invite was already used on \d{4}-\d{2}-\d{2}\. An invite works once/)
+        .waitFor();
+      await page.goto('/projects');
+      await page.getByRole('heading', { name: 'Projects' }).waitFor();
 
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'Sign in to appmeta' }).waitFor();

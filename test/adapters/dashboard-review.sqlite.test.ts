@@ -258,7 +258,28 @@ describe('small screens', () => {
     const context = await browser.newContext({ baseURL: h.url, viewport: { width: 390, height: 844 } });
     try {
       const page = await context.newPage();
+      const fits = async (path: string) => {
+        const widths = await page.evaluate(() => {
+          const g = globalThis as unknown as {
+            document: { documentElement: { scrollWidth: number } };
+            innerWidth: number;
+          };
+          return { page: g.document.documentElement.scrollWidth, view: g.innerWidth };
+        });
+        expect(widths.page, `${path} scrolls sideways`).toBeLessThanOrEqual(widths.view);
+        await expectAccessible(page, `${path} at 390 px`);
+      };
+      // The pages before signing in: an invite, the sign-in.
+      const invite = await org.admin.api.post('/api/v1/organization/members', {
+        email: 'narrow@example.com',
+        role: 'member',
+      });
+      await page.goto(`/invite/${invite.body.data.inviteId}`);
+      await page.getByRole('heading', { level: 1 }).first().waitFor();
+      await fits('/invite/…');
       await page.goto('/sign-in');
+      await page.getByLabel('API key', { exact: true }).waitFor();
+      await fits('/sign-in');
       await page.getByLabel('API key', { exact: true }).fill(org.admin.apiKey);
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.getByRole('heading', { name: 'Projects' }).waitFor();
@@ -280,17 +301,9 @@ describe('small screens', () => {
         await page.goto(path);
         await page.getByRole('heading', { level: 1 }).first().waitFor();
         await page.waitForLoadState('networkidle');
-        const widths = await page.evaluate(() => {
-          const g = globalThis as unknown as {
-            document: { documentElement: { scrollWidth: number } };
-            innerWidth: number;
-          };
-          return { page: g.document.documentElement.scrollWidth, view: g.innerWidth };
-        });
-        expect(widths.page, `${path} scrolls sideways`).toBeLessThanOrEqual(widths.view);
         const signOut = (await page.getByRole('button', { name: 'Sign out', exact: true }).boundingBox())!;
         expect(signOut.x + signOut.width, `${path}: Sign out on screen`).toBeLessThanOrEqual(390);
-        await expectAccessible(page, `${path} at 390 px`);
+        await fits(path);
       }
     } finally {
       await context.close();

@@ -13,6 +13,7 @@ import { checkImagesAtCommit, registerPlayImages } from './images.js';
 import { checkTracksAtCommit, registerPlayTracks } from './tracks.js';
 import { copyImages, copyTracks, type Edit, type Listing, type PlayState } from './state.js';
 import { registerTokenEndpoint } from './token.js';
+import { registerPlayProducts } from './products.js';
 import { playAuthentication, playErrors, requireApp, requireOpenEdit, type Req } from './access.js';
 
 export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayState, faults: Faults): void {
@@ -29,6 +30,7 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
   registerTokenEndpoint(app, state, faults);
   const imageRoutes = registerPlayImages(app, state, faults, spec);
   const trackRoutes = registerPlayTracks(state, spec);
+  const productRoutes = registerPlayProducts(state, spec);
 
   app.register(
     async (scope) => {
@@ -39,6 +41,7 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
       );
 
       imageRoutes(scope);
+      productRoutes(scope);
       const base = '/applications/:packageName';
       const requireEdit = (request: Req, id: string) => requireOpenEdit(state, request, id);
       trackRoutes(scope, requireEdit);

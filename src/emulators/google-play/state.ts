@@ -27,6 +27,47 @@ export type Tracks = Map<string, TrackRelease[]>;
 export const copyTracks = (tracks: Tracks): Tracks =>
   new Map([...tracks].map(([name, releases]) => [name, structuredClone(releases)]));
 
+/** A one-time product (`inappproducts`, §A6): the fields the emulator keeps, as Google's `InAppProduct`. */
+export interface InAppProduct {
+  packageName: string;
+  sku: string;
+  status: 'active' | 'inactive' | 'statusUnspecified';
+  purchaseType: 'managedUser';
+  defaultLanguage: string;
+  listings: Record<string, { title?: string; description?: string; benefits?: string[] }>;
+  defaultPrice?: { priceMicros: string; currency: string };
+}
+
+/** A subscription (`monetization.subscriptions`, §A7), as Google's `Subscription`. */
+export interface Subscription {
+  packageName: string;
+  productId: string;
+  listings: { languageCode: string; title: string; description?: string; benefits?: string[] }[];
+  basePlans?: { basePlanId: string; state: string }[];
+}
+
+/** Product limits the emulator enforces; the unconfirmed ones are settings (stores-more.md §F). */
+export interface ProductRules {
+  inAppTitle: number;
+  inAppDescription: number;
+  subscriptionTitle: number;
+  subscriptionDescription: number;
+  benefits: number;
+  benefitLength: number;
+  /** What `inappproducts.list` returns per page (Google chooses; callers cannot). */
+  inAppPageSize: number;
+}
+
+export const DEFAULT_PRODUCT_RULES: ProductRules = {
+  inAppTitle: 55,
+  inAppDescription: 200,
+  subscriptionTitle: 55,
+  subscriptionDescription: 80,
+  benefits: 4,
+  benefitLength: 40,
+  inAppPageSize: 100,
+};
+
 export interface PlaySeed {
   serviceAccounts?: { clientEmail: string; publicKey: string }[];
   apps?: {
@@ -41,7 +82,13 @@ export interface PlaySeed {
     artifacts?: Record<string, string>;
     /** Tracks and their active releases. */
     tracks?: Record<string, TrackRelease[]>;
+    /** One-time products (live, outside edits). */
+    inAppProducts?: Omit<InAppProduct, 'packageName' | 'purchaseType' | 'defaultLanguage'>[];
+    /** Subscriptions (live, outside edits). */
+    subscriptions?: Omit<Subscription, 'packageName'>[];
   }[];
+  /** Product limits (stores-more.md §F); the default is the best-known value of each. */
+  productRules?: Partial<ProductRules>;
   /** Reading an empty track is 404 `trackEmpty` (an older behaviour) instead of 200 with no releases. */
   emptyTrackNotFound?: boolean;
   /** Seconds an edit lives (default 3600). */
@@ -96,8 +143,13 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
       images: ImagesByLanguage;
       artifacts: Map<string, string>;
       tracks: Tracks;
+      inAppProducts: Map<string, InAppProduct>;
+      subscriptions: Map<string, Subscription>;
     }
   >();
+  const productRules: ProductRules = { ...DEFAULT_PRODUCT_RULES, ...seed.productRules };
+  /** Every product request as "METHOD path" (after the package name), oldest first: what tests compare. */
+  const productCalls: string[] = [];
   /** Every image uploaded, by id: what the preview URLs serve. */
   const imageFiles = new Map<string, PlayImage>();
   const tokens = new Map<string, { email: string; expiresAt: number }>();
@@ -127,10 +179,29 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
     if (next.deferImageChecks !== undefined) imageRules.deferChecks = next.deferImageChecks;
     if (next.minScreenshots !== undefined) imageRules.minScreenshots = next.minScreenshots;
     if (next.emptyTrackNotFound !== undefined) trackRules.emptyTrackNotFound = next.emptyTrackNotFound;
+    if (next.productRules !== undefined) Object.assign(productRules, next.productRules);
     for (const app of next.apps ?? []) {
+      const defaultLanguage = app.defaultLanguage ?? 'en-US';
       apps.set(app.packageName, {
         packageName: app.packageName,
-        defaultLanguage: app.defaultLanguage ?? 'en-US',
+        defaultLanguage,
+        inAppProducts: new Map(
+          (app.inAppProducts ?? []).map((p) => [
+            p.sku,
+            structuredClone({
+              ...p,
+              packageName: app.packageName,
+              purchaseType: 'managedUser' as const,
+              defaultLanguage,
+            }),
+          ]),
+        ),
+        subscriptions: new Map(
+          (app.subscriptions ?? []).map((s) => [
+            s.productId,
+            structuredClone({ ...s, packageName: app.packageName }),
+          ]),
+        ),
         listings: new Map(
           Object.entries(app.listings ?? {}).map(([language, l]) => [language, { language, ...l }]),
         ),
@@ -154,6 +225,8 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
     imageFiles,
     imageRules,
     trackRules,
+    productRules,
+    productCalls,
     counters,
     load,
     get editTtl() {
@@ -169,6 +242,8 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
       imageRules.deferChecks = false;
       imageRules.minScreenshots = 0;
       trackRules.emptyTrackNotFound = false;
+      Object.assign(productRules, DEFAULT_PRODUCT_RULES);
+      productCalls.length = 0;
       tokenTtl = 3599;
       for (const key of Object.keys(counters) as (keyof typeof counters)[]) counters[key] = 0;
     },

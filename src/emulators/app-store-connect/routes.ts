@@ -13,80 +13,82 @@ import type { AppStoreState } from './state.js';
 import { registerAssetRoute, registerMediaRoutes, registerUploadRoute } from './media.js';
 import { registerVersionRoutes } from './versions.js';
 import { registerLocalizationWrites } from './writes.js';
+import { registerPurchaseRoutes } from './purchases.js';
 
 export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreState, faults: Faults): void {
   const spec = appStoreConnectSpec();
   const api = createJsonApi(state, spec);
   const { origin, respond, sendFailure, resource, page } = api;
+  const purchases = registerPurchaseRoutes(state, spec, api);
   registerUploadRoute(app, state);
   registerAssetRoute(app, state);
 
-  app.register(
-    async (scope) => {
-      scope.addHook('onRequest', async (request, reply) => {
-        state.counters.requests += 1;
-        if (request.method !== 'GET') state.counters.writes += 1;
-        const injected = await faults.apply(request, reply);
-        if (injected === 'dropped') return reply;
-        if (typeof injected === 'number') {
-          const code =
-            injected === 429
-              ? 'RATE_LIMIT_EXCEEDED'
-              : injected >= 500
-                ? 'UNEXPECTED_ERROR'
-                : `HTTP_${injected}`;
-          return sendFailure(
-            reply,
-            new AscFailure(
-              injected,
-              code,
-              injected === 429 ? 'The request rate limit has been reached.' : 'An unexpected error occurred.',
-            ),
-          );
-        }
-        const keyId = await authenticate(state, request.headers.authorization);
-        const usage = state.count(keyId);
-        void reply.header(
-          'X-Rate-Limit',
-          `user-hour-lim:${usage.limit};user-hour-rem:${Math.max(usage.remaining, 0)};`,
-        );
-        if (usage.remaining < 0)
-          throw new AscFailure(
-            429,
-            'RATE_LIMIT_EXCEEDED',
-            'The request rate limit has been reached.',
-            'We recommend retrying later.',
-          );
-      });
-      scope.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
-        if (error instanceof AscFailure) return sendFailure(reply, error);
-        if ((error as { statusCode?: number }).statusCode === 400) {
-          return sendFailure(
-            reply,
-            new AscFailure(
-              400,
-              'PARAMETER_ERROR.INVALID',
-              'The request body is not valid JSON',
-              error.message,
-            ),
-          );
-        }
+  /** Apple's checks before every API request and its error bodies, on each version prefix. */
+  const guard = (scope: FastifyInstance) => {
+    scope.addHook('onRequest', async (request, reply) => {
+      state.counters.requests += 1;
+      if (request.method !== 'GET') state.counters.writes += 1;
+      const injected = await faults.apply(request, reply);
+      if (injected === 'dropped') return reply;
+      if (typeof injected === 'number') {
+        const code =
+          injected === 429
+            ? 'RATE_LIMIT_EXCEEDED'
+            : injected >= 500
+              ? 'UNEXPECTED_ERROR'
+              : `HTTP_${injected}`;
         return sendFailure(
           reply,
-          new AscFailure(500, 'UNEXPECTED_ERROR', 'An unexpected error occurred.', error.message),
-        );
-      });
-      scope.setNotFoundHandler((request, reply) =>
-        sendFailure(
-          reply,
           new AscFailure(
-            404,
-            'NOT_FOUND',
-            'The specified resource does not exist',
-            `The path provided does not match a defined resource type: ${request.url}`,
+            injected,
+            code,
+            injected === 429 ? 'The request rate limit has been reached.' : 'An unexpected error occurred.',
           ),
-        ),
+        );
+      }
+      const keyId = await authenticate(state, request.headers.authorization);
+      const usage = state.count(keyId);
+      void reply.header(
+        'X-Rate-Limit',
+        `user-hour-lim:${usage.limit};user-hour-rem:${Math.max(usage.remaining, 0)};`,
       );
+      if (usage.remaining < 0)
+        throw new AscFailure(
+          429,
+          'RATE_LIMIT_EXCEEDED',
+          'The request rate limit has been reached.',
+          'We recommend retrying later.',
+        );
+    });
+    scope.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+      if (error instanceof AscFailure) return sendFailure(reply, error);
+      if ((error as { statusCode?: number }).statusCode === 400) {
+        return sendFailure(
+          reply,
+          new AscFailure(400, 'PARAMETER_ERROR.INVALID', 'The request body is not valid JSON', error.message),
+        );
+      }
+      return sendFailure(
+        reply,
+        new AscFailure(500, 'UNEXPECTED_ERROR', 'An unexpected error occurred.', error.message),
+      );
+    });
+    scope.setNotFoundHandler((request, reply) =>
+      sendFailure(
+        reply,
+        new AscFailure(
+          404,
+          'NOT_FOUND',
+          'The specified resource does not exist',
+          `The path provided does not match a defined resource type: ${request.url}`,
+        ),
+      ),
+    );
+  };
+
+  app.register(
+    async (scope) => {
+      guard(scope);
 
       const appResource = (
         request: FastifyRequest,
@@ -177,7 +179,15 @@ export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreSt
       registerLocalizationWrites(scope, state, spec, api);
       registerVersionRoutes(scope, state, spec, api);
       registerMediaRoutes(scope, state, spec, api);
+      purchases.v1(scope);
     },
     { prefix: '/v1' },
+  );
+  app.register(
+    async (scope) => {
+      guard(scope);
+      purchases.v2(scope);
+    },
+    { prefix: '/v2' },
   );
 }

@@ -1,6 +1,7 @@
 /** The App Store Connect emulator's data: apps, appInfos, versions, localizations, rate usage. */
 import { createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { DEFAULT_MEDIA_SETTINGS, type MediaAsset, type MediaSet } from './media-state.js';
+import { createPurchasesState, type PurchaseRules, type PurchaseSeed } from './purchases-state.js';
 
 export interface AscSeed {
   keys?: { issuerId: string; keyId: string; publicKey: string }[];
@@ -21,7 +22,11 @@ export interface AscSeed {
       appVersionState: string;
       localizations?: Record<string, Record<string, string | null>>;
     }[];
+    /** In-app purchases (stores-more.md §A). */
+    inAppPurchases?: PurchaseSeed[];
   }[];
+  /** In-app purchase rules whose values Apple has not published (stores-more.md §F). */
+  purchaseRules?: Partial<PurchaseRules>;
   /** Requests per key per rolling hour (default 3600). */
   hourlyLimit?: number;
   /** Largest page the emulator returns whatever `limit` asks (Apple may return fewer); default 200. */
@@ -60,6 +65,7 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
   const infoLocs = new Map<string, Localization>();
   const versionLocs = new Map<string, Localization>();
   const usage = new Map<string, number[]>();
+  const purchases = createPurchasesState();
   let hourlyLimit = seed.hourlyLimit ?? 3600;
   let pageSize = seed.pageSize ?? 200;
   const counters = { requests: 0, writes: 0 };
@@ -75,7 +81,9 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
     }
     if (next.hourlyLimit !== undefined) hourlyLimit = next.hourlyLimit;
     if (next.pageSize !== undefined) pageSize = next.pageSize;
+    if (next.purchaseRules !== undefined) Object.assign(purchases.rules, next.purchaseRules);
     for (const app of next.apps ?? []) {
+      purchases.load(app.id, app.inAppPurchases);
       apps.set(app.id, {
         id: app.id,
         bundleId: app.bundleId,
@@ -121,6 +129,7 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
     infoLocs,
     versionLocs,
     media,
+    purchases,
     versionSettings: { ...DEFAULT_VERSION_SETTINGS },
     load,
     /** Forgets everything: data, settings and counters. */
@@ -128,6 +137,7 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
       for (const map of [keys, apps, appInfos, versions, infoLocs, versionLocs, usage]) map.clear();
       media.sets.clear();
       media.assets.clear();
+      purchases.reset();
       media.settings = { ...DEFAULT_MEDIA_SETTINGS };
       this.versionSettings = { ...DEFAULT_VERSION_SETTINGS };
       hourlyLimit = 3600;

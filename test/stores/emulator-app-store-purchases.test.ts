@@ -1,6 +1,7 @@
 /**
- * In-app purchases in the App Store emulator (stores-more.md §A, checklist 1–8, 13), called as a
- * client of Apple's API calls them: the products of an app, both metadata models (v1 on the
+ * In-app purchases, subscriptions and subscription groups in the App Store emulator
+ * (stores-more.md §A, checklist 1–8, 13), called as a client of Apple's API calls them: the
+ * products of an app, groups and their subscriptions, both metadata models (v1 on the
  * product, v2 on a draft version), duplicates, limits (unconfirmed ones as settings), attributes a
  * PATCH may not carry, the states that refuse writes, and one model per product. The emulator
  * checks every request and answer against Apple's OpenAPI document itself.
@@ -48,6 +49,39 @@ beforeEach(async () => {
       localizations: { 'en-US': { name: 'Review' } },
     },
   ]);
+  emu.appStore.purchases.load(
+    APP_ID,
+    [],
+    [
+      {
+        id: 'group-plus',
+        referenceName: 'Plus (reference)',
+        localizations: { 'en-US': { name: 'Weather Plus', customAppName: 'Weather' } },
+        subscriptions: [
+          {
+            id: 'sub-monthly',
+            productId: 'com.example.plus.monthly',
+            name: 'Plus monthly (reference)',
+            localizations: { 'en-US': { name: 'Plus monthly', description: 'Radar every month' } },
+          },
+          {
+            id: 'sub-yearly',
+            productId: 'com.example.plus.yearly',
+            name: 'Plus yearly (reference)',
+            state: 'IN_REVIEW',
+            subscriptionPeriod: 'ONE_YEAR',
+            versions: [
+              {
+                id: 'yearly-v1',
+                state: 'PREPARE_FOR_SUBMISSION',
+                localizations: { 'en-US': { name: 'Plus yearly' } },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  );
   token = await appleToken(emu);
 });
 
@@ -126,7 +160,7 @@ describe('in-app purchases in the App Store emulator', () => {
       source: { pointer: '/data/attributes/name' },
     });
     // The legacy limits and the description minimum, as settings.
-    emu.appStore.purchases.rules.nameMax = 30;
+    emu.appStore.purchases.rules.limits.inAppPurchase.name = 30;
     emu.appStore.purchases.rules.descriptionMin = 10;
     expect((await patch('v1', english!.id, { name: 'x'.repeat(31) })).status).toBe(409);
     expect((await patch('v1', english!.id, { description: 'short' })).body.errors[0].code).toBe(
@@ -208,5 +242,69 @@ describe('in-app purchases in the App Store emulator', () => {
       'POST /v1/inAppPurchaseVersions',
       'POST /v1/inAppPurchaseLocalizations',
     ]);
+  });
+});
+
+describe('subscriptions and their groups in the App Store emulator', () => {
+  it('lists groups and their subscriptions, and writes the texts of each with its own limits', async () => {
+    const groups = await call('GET', `/v1/apps/${APP_ID}/subscriptionGroups`);
+    expect(groups.body.data.map((g: { id: string; attributes: object }) => [g.id, g.attributes])).toEqual([
+      ['group-plus', { referenceName: 'Plus (reference)' }],
+    ]);
+    const subscriptions = await call('GET', '/v1/subscriptionGroups/group-plus/subscriptions');
+    expect(
+      subscriptions.body.data.map((s: { attributes: { productId: string } }) => s.attributes.productId),
+    ).toEqual(['com.example.plus.monthly', 'com.example.plus.yearly']);
+
+    const groupTexts = (await call('GET', '/v1/subscriptionGroups/group-plus/subscriptionGroupLocalizations'))
+      .body.data;
+    expect(groupTexts[0].attributes).toEqual({
+      locale: 'en-US',
+      name: 'Weather Plus',
+      customAppName: 'Weather',
+      state: 'APPROVED',
+    });
+    const group = (attributes: Record<string, unknown>) =>
+      call('PATCH', `/v1/subscriptionGroupLocalizations/${groupTexts[0].id}`, {
+        data: { type: 'subscriptionGroupLocalizations', id: groupTexts[0].id, attributes },
+      });
+    expect((await group({ customAppName: 'Weather Pro' })).status).toBe(200);
+    expect((await group({ customAppName: 'x'.repeat(31) })).body.errors[0].source.pointer).toBe(
+      '/data/attributes/customAppName',
+    );
+    // A group has no description.
+    expect((await group({ description: 'no' })).status).toBe(409);
+
+    const created = await call('POST', '/v1/subscriptionLocalizations', {
+      data: {
+        type: 'subscriptionLocalizations',
+        attributes: { locale: 'de-DE', name: 'Plus monatlich', description: 'Radar jeden Monat' },
+        relationships: { subscription: { data: { type: 'subscriptions', id: 'sub-monthly' } } },
+      },
+    });
+    expect(created.status).toBe(201);
+    const wrongRelationship = await call('POST', '/v1/subscriptionLocalizations', {
+      data: {
+        type: 'subscriptionLocalizations',
+        attributes: { locale: 'fr-FR', name: 'Plus' },
+        relationships: { subscriptionGroup: { data: { type: 'subscriptionGroups', id: 'group-plus' } } },
+      },
+    });
+    expect(wrongRelationship.status).toBe(409);
+  });
+
+  it('refuses a subscription’s texts while it is in review, even on its draft version', async () => {
+    const versions = (await call('GET', '/v1/subscriptions/sub-yearly/versions')).body.data;
+    expect(versions[0].attributes).toEqual({ version: 1, state: 'PREPARE_FOR_SUBMISSION' });
+    const texts = (await call('GET', `/v1/subscriptionVersions/${versions[0].id}/localizations`)).body.data;
+    const res = await call('PATCH', `/v2/subscriptionLocalizations/${texts[0].id}`, {
+      data: { type: 'subscriptionLocalizations', id: texts[0].id, attributes: { name: 'Plus annual' } },
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.errors[0].code).toBe('STATE_ERROR');
+    expect((await call('GET', '/v1/subscriptions/sub-yearly')).body.data.attributes).toMatchObject({
+      state: 'IN_REVIEW',
+      subscriptionPeriod: 'ONE_YEAR',
+    });
   });
 });

@@ -1,17 +1,27 @@
 /**
- * In-app purchases of the App Store emulator (stores-more.md §A1–§A5): products, their versions
- * (the 4.4.1 model) and localizations of either model — v1 on the product, v2 on a version — and
- * the rules whose values Apple has not published, as settings.
+ * In-app purchases, subscriptions and subscription groups of the App Store emulator
+ * (stores-more.md §A1–§A5): the containers, their versions (the 4.4.1 model) and localizations of
+ * either model — v1 on the container, v2 on a version — and the rules whose values Apple has not
+ * published, as settings.
  */
 import { randomUUID } from 'node:crypto';
 
-export interface InAppPurchase {
+export type Family = 'inAppPurchase' | 'subscription' | 'subscriptionGroup';
+
+/** A container of localizations: an in-app purchase, a subscription or a subscription group. */
+export interface PurchaseContainer {
   id: string;
+  family: Family;
   appId: string;
+  /** The reference name (a group's referenceName). */
   name: string;
-  productId: string;
-  inAppPurchaseType: 'CONSUMABLE' | 'NON_CONSUMABLE' | 'NON_RENEWING_SUBSCRIPTION';
-  state: string;
+  productId: string | null;
+  inAppPurchaseType?: 'CONSUMABLE' | 'NON_CONSUMABLE' | 'NON_RENEWING_SUBSCRIPTION';
+  subscriptionPeriod?: string;
+  /** Groups have none. */
+  state: string | null;
+  /** A subscription's group. */
+  groupId?: string;
 }
 
 export interface PurchaseVersion {
@@ -24,21 +34,25 @@ export interface PurchaseVersion {
 /** A localization of either model: v1 hangs off the product, v2 off a version. */
 export interface PurchaseLocalization {
   id: string;
+  family: Family;
   model: 'v1' | 'v2';
-  /** The product (v1) or the version (v2). */
+  /** The container (v1) or the version (v2). */
   parentId: string;
   locale: string;
-  name: string;
-  description: string | null;
+  /** name and description (a group: name and customAppName). */
+  texts: Record<string, string | null>;
   /** v1 only. */
   state?: string;
 }
 
 export interface PurchaseRules {
-  /** Display name: 35 best-known, 30 in legacy metadata (unconfirmed). */
-  nameMax: number;
-  /** Description: 55 best-known, 45 legacy (unconfirmed); a minimum of 10 as an option (0: off). */
-  descriptionMax: number;
+  /**
+   * Limits per family and text (code points). Purchases and subscriptions: display name 35
+   * best-known (30 legacy), description 55 (45 legacy); groups: name 75 (one third-party note),
+   * custom app name 30 (assumed) — all unconfirmed.
+   */
+  limits: Record<Family, Record<string, number>>;
+  /** A description minimum (10 in legacy metadata; 0: off). */
   descriptionMin: number;
   /** Version states whose localizations may be written (unconfirmed beyond the draft). */
   editableVersionStates: string[];
@@ -49,81 +63,126 @@ export interface PurchaseRules {
 }
 
 export const DEFAULT_PURCHASE_RULES: PurchaseRules = {
-  nameMax: 35,
-  descriptionMax: 55,
+  limits: {
+    inAppPurchase: { name: 35, description: 55 },
+    subscription: { name: 35, description: 55 },
+    subscriptionGroup: { name: 75, customAppName: 30 },
+  },
   descriptionMin: 0,
   editableVersionStates: ['PREPARE_FOR_SUBMISSION', 'REJECTED'],
   oneDraft: true,
   modelLock: true,
 };
 
-export interface PurchaseSeed {
+type Texts = Record<string, string>;
+
+interface ContainerSeed {
   id?: string;
+  /** v1 localizations: locale → texts (and the localization's state, default APPROVED). */
+  localizations?: Record<string, Texts & { state?: string }>;
+  /** The 4.4.1 model: versions, oldest first, each with its localizations. */
+  versions?: { id?: string; state: string; localizations?: Record<string, Texts> }[];
+}
+
+export interface PurchaseSeed extends ContainerSeed {
   productId: string;
   name: string;
-  inAppPurchaseType?: InAppPurchase['inAppPurchaseType'];
+  inAppPurchaseType?: PurchaseContainer['inAppPurchaseType'];
   state?: string;
-  /** v1 localizations: locale → texts. */
-  localizations?: Record<string, { name: string; description?: string; state?: string }>;
-  /** The 4.4.1 model: versions, oldest first, each with its localizations. */
-  versions?: {
-    id?: string;
-    state: string;
-    localizations?: Record<string, { name: string; description?: string }>;
-  }[];
+}
+
+export interface SubscriptionGroupSeed extends ContainerSeed {
+  referenceName: string;
+  subscriptions?: (ContainerSeed & {
+    productId: string;
+    name: string;
+    state?: string;
+    subscriptionPeriod?: string;
+  })[];
 }
 
 export function createPurchasesState() {
-  const products = new Map<string, InAppPurchase>();
+  const products = new Map<string, PurchaseContainer>();
   const versions = new Map<string, PurchaseVersion>();
   const localizations = new Map<string, PurchaseLocalization>();
   const rules: PurchaseRules = structuredClone(DEFAULT_PURCHASE_RULES);
   /** Every purchase request as "METHOD path", oldest first: what tests compare. */
   const calls: string[] = [];
 
-  function load(appId: string, seeds: PurchaseSeed[] = []) {
+  function addTexts(container: PurchaseContainer, seed: ContainerSeed) {
+    for (const [locale, { state, ...texts }] of Object.entries(seed.localizations ?? {})) {
+      const id = randomUUID();
+      localizations.set(id, {
+        id,
+        family: container.family,
+        model: 'v1',
+        parentId: container.id,
+        locale,
+        texts,
+        state: state ?? 'APPROVED',
+      });
+    }
+    (seed.versions ?? []).forEach((v, index) => {
+      const version: PurchaseVersion = {
+        id: v.id ?? randomUUID(),
+        purchaseId: container.id,
+        version: index + 1,
+        state: v.state,
+      };
+      versions.set(version.id, version);
+      for (const [locale, texts] of Object.entries(v.localizations ?? {})) {
+        const id = randomUUID();
+        localizations.set(id, {
+          id,
+          family: container.family,
+          model: 'v2',
+          parentId: version.id,
+          locale,
+          texts,
+        });
+      }
+    });
+  }
+
+  function load(appId: string, seeds: PurchaseSeed[] = [], groups: SubscriptionGroupSeed[] = []) {
     for (const seed of seeds) {
-      const product: InAppPurchase = {
+      const container: PurchaseContainer = {
         id: seed.id ?? randomUUID(),
+        family: 'inAppPurchase',
         appId,
         name: seed.name,
         productId: seed.productId,
         inAppPurchaseType: seed.inAppPurchaseType ?? 'CONSUMABLE',
         state: seed.state ?? 'APPROVED',
       };
-      products.set(product.id, product);
-      for (const [locale, texts] of Object.entries(seed.localizations ?? {})) {
-        const id = randomUUID();
-        localizations.set(id, {
-          id,
-          model: 'v1',
-          parentId: product.id,
-          locale,
-          name: texts.name,
-          description: texts.description ?? null,
-          state: texts.state ?? 'APPROVED',
-        });
-      }
-      (seed.versions ?? []).forEach((v, index) => {
-        const version: PurchaseVersion = {
-          id: v.id ?? randomUUID(),
-          purchaseId: product.id,
-          version: index + 1,
-          state: v.state,
+      products.set(container.id, container);
+      addTexts(container, seed);
+    }
+    for (const seed of groups) {
+      const group: PurchaseContainer = {
+        id: seed.id ?? randomUUID(),
+        family: 'subscriptionGroup',
+        appId,
+        name: seed.referenceName,
+        productId: null,
+        state: null,
+      };
+      products.set(group.id, group);
+      addTexts(group, seed);
+      for (const sub of seed.subscriptions ?? []) {
+        const subscription: PurchaseContainer = {
+          id: sub.id ?? randomUUID(),
+          family: 'subscription',
+          appId,
+          name: sub.name,
+          productId: sub.productId,
+          state: sub.state ?? 'APPROVED',
+          subscriptionPeriod: sub.subscriptionPeriod ?? 'ONE_MONTH',
+          groupId: group.id,
         };
-        versions.set(version.id, version);
-        for (const [locale, texts] of Object.entries(v.localizations ?? {})) {
-          const id = randomUUID();
-          localizations.set(id, {
-            id,
-            model: 'v2',
-            parentId: version.id,
-            locale,
-            name: texts.name,
-            description: texts.description ?? null,
-          });
-        }
-      });
+        products.set(subscription.id, subscription);
+        addTexts(subscription, sub);
+      }
     }
   }
 
@@ -136,6 +195,8 @@ export function createPurchasesState() {
     load,
     versionsOf: (purchaseId: string) =>
       [...versions.values()].filter((v) => v.purchaseId === purchaseId).sort((a, b) => a.version - b.version),
+    containersOf: (appId: string, family: Family) =>
+      [...products.values()].filter((p) => p.appId === appId && p.family === family),
     localizationsOf: (model: 'v1' | 'v2', parentId: string) =>
       [...localizations.values()].filter((l) => l.model === model && l.parentId === parentId),
     reset() {

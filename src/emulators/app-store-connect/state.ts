@@ -1,7 +1,12 @@
 /** The App Store Connect emulator's data: apps, appInfos, versions, localizations, rate usage. */
 import { createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { DEFAULT_MEDIA_SETTINGS, type MediaAsset, type MediaSet } from './media-state.js';
-import { createPurchasesState, type PurchaseRules, type PurchaseSeed } from './purchases-state.js';
+import {
+  createPurchasesState,
+  type PurchaseRules,
+  type PurchaseSeed,
+  type SubscriptionGroupSeed,
+} from './purchases-state.js';
 
 export interface AscSeed {
   keys?: { issuerId: string; keyId: string; publicKey: string }[];
@@ -24,6 +29,8 @@ export interface AscSeed {
     }[];
     /** In-app purchases (stores-more.md §A). */
     inAppPurchases?: PurchaseSeed[];
+    /** Subscription groups and their subscriptions. */
+    subscriptionGroups?: SubscriptionGroupSeed[];
   }[];
   /** In-app purchase rules whose values Apple has not published (stores-more.md §F). */
   purchaseRules?: Partial<PurchaseRules>;
@@ -83,7 +90,7 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
     if (next.pageSize !== undefined) pageSize = next.pageSize;
     if (next.purchaseRules !== undefined) Object.assign(purchases.rules, next.purchaseRules);
     for (const app of next.apps ?? []) {
-      purchases.load(app.id, app.inAppPurchases);
+      purchases.load(app.id, app.inAppPurchases, app.subscriptionGroups);
       apps.set(app.id, {
         id: app.id,
         bundleId: app.bundleId,

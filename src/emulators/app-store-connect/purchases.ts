@@ -11,68 +11,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SpecValidator } from '../spec-validator.js';
 import { AscFailure, notFoundError, stateError } from './errors.js';
 import type { JsonApi } from './json-api.js';
+import { FAMILIES } from './purchase-families.js';
 import type { Family, PurchaseContainer, PurchaseLocalization, PurchaseVersion } from './purchases-state.js';
 import { LOCALES } from './rules.js';
 import type { AppStoreState } from './state.js';
 
 type Req = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>;
 type Model = 'v1' | 'v2';
-
-/** What differs between the families: names of types, schemas, relationships, paths, texts. */
-const FAMILIES: Record<
-  Family,
-  {
-    type: string;
-    /** The container's own path (IAPs live under /v2), and the schema of its answer. */
-    path: string;
-    containerSchema: string;
-    localization: string;
-    schema: string;
-    version: string;
-    versionSchema: string;
-    /** The v1 localization's relationship to its container, and a version's. */
-    v1Relationship: string;
-    versionRelationship: string;
-    texts: string[];
-  }
-> = {
-  inAppPurchase: {
-    type: 'inAppPurchases',
-    path: '/v2/inAppPurchases',
-    containerSchema: 'InAppPurchaseV2Response',
-    localization: 'inAppPurchaseLocalizations',
-    schema: 'InAppPurchaseLocalization',
-    version: 'inAppPurchaseVersions',
-    versionSchema: 'InAppPurchaseVersion',
-    v1Relationship: 'inAppPurchaseV2',
-    versionRelationship: 'inAppPurchase',
-    texts: ['name', 'description'],
-  },
-  subscription: {
-    type: 'subscriptions',
-    path: '/v1/subscriptions',
-    containerSchema: 'SubscriptionResponse',
-    localization: 'subscriptionLocalizations',
-    schema: 'SubscriptionLocalization',
-    version: 'subscriptionVersions',
-    versionSchema: 'SubscriptionVersion',
-    v1Relationship: 'subscription',
-    versionRelationship: 'subscription',
-    texts: ['name', 'description'],
-  },
-  subscriptionGroup: {
-    type: 'subscriptionGroups',
-    path: '/v1/subscriptionGroups',
-    containerSchema: 'SubscriptionGroupResponse',
-    localization: 'subscriptionGroupLocalizations',
-    schema: 'SubscriptionGroupLocalization',
-    version: 'subscriptionGroupVersions',
-    versionSchema: 'SubscriptionGroupVersion',
-    v1Relationship: 'subscriptionGroup',
-    versionRelationship: 'subscriptionGroup',
-    texts: ['name', 'customAppName'],
-  },
-};
 
 const entityError = (code: string, detail: string, pointer?: string) =>
   new AscFailure(

@@ -44,6 +44,7 @@ import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/index.js'
 import { listingRoutes } from './modules/listings/index.js';
 import { mediaRoutes } from './modules/media/index.js';
 import { releaseRoutes } from './modules/releases/index.js';
+import { productRoutes } from './modules/products/index.js';
 import { translationRoutes } from './modules/translations/index.js';
 import { localeRoutes } from './modules/locales/index.js';
 import { memberRoutes } from './modules/members/index.js';
@@ -282,6 +283,7 @@ function versionOneRoutes(api: Api, services: Services): void {
   listingRoutes(api, services);
   mediaRoutes(api, services);
   releaseRoutes(api, services);
+  productRoutes(api, services);
   translationRoutes(api, services);
   organizationRoutes(api, services);
   memberRoutes(api, services);

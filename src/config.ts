@@ -3,6 +3,7 @@
  * (design.md §2). Every bad variable is reported at once, in one line per variable.
  */
 import path from 'node:path';
+import { DEFAULT_PRODUCT_LIMITS, withLimitOverrides, type ProductLimits } from './shared/product-fields.js';
 
 /** Where media files are kept (BLOB_STORE_URL, S3_ENDPOINT, AWS_REGION). */
 export type BlobStoreConfig =
@@ -42,6 +43,8 @@ export interface Config {
   /** Whether webhooks may reach private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE). */
   readonly webhookAllowPrivate: boolean;
   readonly blobStore: BlobStoreConfig;
+  /** Limits of purchase and subscription texts, with APPMETA_PRODUCT_LIMITS applied (design.md §17). */
+  readonly productLimits: ProductLimits;
 }
 
 /**
@@ -174,6 +177,9 @@ export function loadConfig(env: Env = process.env): Config {
   });
   if (typeof blobStore === 'string') problems.push(blobStore);
 
+  const productLimits = parseProductLimits(read('APPMETA_PRODUCT_LIMITS'));
+  if (typeof productLimits === 'string') problems.push(productLimits);
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return Object.freeze({
@@ -192,7 +198,27 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetrySchedule,
     webhookAllowPrivate: allowPrivateRaw === 'true',
     blobStore: Object.freeze(blobStore as BlobStoreConfig),
+    productLimits: productLimits as ProductLimits,
   });
+}
+
+/**
+ * APPMETA_PRODUCT_LIMITS: a JSON object of unconfirmed store limits to change, e.g.
+ * `{"appstore.inAppPurchase.name.max": 30}` when Apple turns out to take 30.
+ */
+function parseProductLimits(raw: string | undefined): ProductLimits | string {
+  if (raw === undefined) return DEFAULT_PRODUCT_LIMITS;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return 'APPMETA_PRODUCT_LIMITS must be a JSON object like {"appstore.inAppPurchase.name.max": 30}';
+  }
+  const result = withLimitOverrides(DEFAULT_PRODUCT_LIMITS, parsed as Record<string, unknown>);
+  return 'problems' in result ? `APPMETA_PRODUCT_LIMITS: ${result.problems.join('; ')}` : result.limits;
 }
 
 /** `https://a.example, http://localhost:5173` or `*`; each entry an origin: scheme, host, port, no path. */

@@ -41,6 +41,7 @@ import { createWebhookFanOut, createWebhooksService } from './modules/webhooks/i
 import { createJobQueue, WAKE_AFTER_MS, type JobQueue } from './jobs/index.js';
 import { createBlobStore, type BlobStore } from './blobs/index.js';
 import { createReleasesService, releaseNotesChangesOf } from './modules/releases/index.js';
+import { createProductsService, productChangesOf } from './modules/products/index.js';
 import {
   createMediaCollection,
   createMediaService,
@@ -118,7 +119,13 @@ export function createServices(deps: ServiceDeps) {
   const writer = createListingWriter({ db, clock, outbox, textsChanged });
   const translationProvider =
     deps.translationProvider ?? createDeepLProvider({ serverUrl: deps.config.deeplApiUrl });
-  const diffs = createDiffs({ db, projects, organizations, releaseNotes: releaseNotesChangesOf });
+  const diffs = createDiffs({
+    db,
+    projects,
+    organizations,
+    releaseNotes: releaseNotesChangesOf,
+    products: productChangesOf,
+  });
   const approvals = createApprovals({ clock, audit, projects, diffs, writer, outbox });
   const approvalRequests = createApprovalRequests({ db, clock, audit, projects, diffs, writer, outbox });
   const credentials = createCredentialsService({
@@ -154,6 +161,14 @@ export function createServices(deps: ServiceDeps) {
     audit,
     updateListing: (...args) => listings.updateAs(...args),
   });
+  const products = createProductsService({
+    db,
+    clock,
+    projects,
+    audit,
+    outbox,
+    limits: deps.config.productLimits,
+  });
   const storeMedia = createStoreMedia({ db, clock, blobs, organizations });
   const sync = createSyncService({
     db,
@@ -163,6 +178,7 @@ export function createServices(deps: ServiceDeps) {
     runner,
     media: storeMedia,
     releases,
+    products,
     textsChanged,
   });
   const push = createPushService({
@@ -175,6 +191,7 @@ export function createServices(deps: ServiceDeps) {
     runner,
     media: storeMedia,
     releases,
+    products,
   });
 
   const apiKeys = createApiKeysService({
@@ -245,6 +262,7 @@ export function createServices(deps: ServiceDeps) {
     projects,
     listings,
     releases,
+    products,
     diffs,
     approvals,
     approvalRequests,

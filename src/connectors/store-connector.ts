@@ -212,6 +212,47 @@ export interface ReadReport {
   calls: number;
 }
 
+/** An in-app purchase, subscription or subscription group as a store has it (design.md §17). */
+export interface StoreProduct {
+  kind: string;
+  productId: string;
+  referenceName: string | null;
+  state: string | null;
+  /** The store's own id of the product (App Store resource id); null where the product id is enough. */
+  storeRef: string | null;
+  /** locale → field → text; a list (Google Play benefits) holds one item per line. */
+  texts: Map<string, FieldValues>;
+}
+
+/** A product's changed texts; a locale the store does not have yet is created. */
+export interface ProductChange {
+  kind: string;
+  productId: string;
+  storeRef: string | null;
+  /** locale → field → text (null clears an optional text). */
+  locales: Record<string, FieldValues>;
+}
+
+export interface ProductResult {
+  productId: string;
+  /** Locales whose texts the store took. */
+  written: string[];
+  failures: LocaleFailure[];
+}
+
+export interface ProductWriteOptions {
+  /** Runs before every store write; throws a StoreError (code CANCELLED) to stop there. */
+  beforeWrite?: () => Promise<void>;
+  /** Told each product once the store took all of its locales. */
+  onProductWritten?: (productId: string) => void;
+}
+
+export interface ProductsReport {
+  /** One per product asked for, in order: one product's failure never stops another. */
+  results: ProductResult[];
+  calls: number;
+}
+
 export interface StoreConnector {
   readonly store: Store;
   /** Checks that the credentials are accepted by the store. Throws StoreError. */
@@ -238,6 +279,17 @@ export interface StoreConnector {
    * unreleased version exists, a version string used before) is thrown as StoreError.
    */
   createVersion(appRef: string, versionString: string): Promise<StoreVersion>;
+  /** The app's in-app purchases and subscriptions with their texts. Throws StoreError. */
+  readProducts(appRef: string): Promise<{ products: StoreProduct[]; calls: number }>;
+  /**
+   * Writes products' changed texts (never creates or deletes a product). A product's failure is
+   * reported in its result; throws StoreError only when nothing could be tried (auth).
+   */
+  writeProducts(
+    appRef: string,
+    changes: ProductChange[],
+    options: ProductWriteOptions,
+  ): Promise<ProductsReport>;
 }
 
 /** A store's refusal or failure, mapped from its own error body (stores.md §6). */

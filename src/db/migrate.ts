@@ -18,6 +18,7 @@ import * as operationItems from './migrations/2026_11_27_0015_operation_items.js
 import * as reviewLoop from './migrations/2026_11_28_0016_review_loop.js';
 import * as scopedAccess from './migrations/2026_11_28_0017_scoped_access.js';
 import * as credentialsLastVerified from './migrations/2026_11_28_0018_credentials_last_verified.js';
+import * as products from './migrations/2026_11_28_0019_products.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_28_0016_review_loop': reviewLoop,
   '2026_11_28_0017_scoped_access': scopedAccess,
   '2026_11_28_0018_credentials_last_verified': credentialsLastVerified,
+  '2026_11_28_0019_products': products,
 };
 
 /**

@@ -501,6 +501,48 @@ export interface MediaHistoryTable {
   created_at: string;
 }
 
+/** What the last sync read of an in-app purchase or subscription (design.md §17). */
+export interface StoreProductsTable {
+  project_id: string;
+  store: string;
+  product_id: string;
+  kind: string;
+  reference_name: string | null;
+  state: string | null;
+  /** The store's own id of the product (App Store resource id). */
+  store_ref: string | null;
+  read_at: string;
+}
+
+/** A product's text in one locale, with working copy, base and conflict like a listing field. */
+export interface ProductTextsTable {
+  project_id: string;
+  store: string;
+  product_id: string;
+  locale: string;
+  field: string;
+  value: string | null;
+  base: string | null;
+  in_conflict: number;
+  conflict_value: string | null;
+  updated_at: string;
+}
+
+export interface ProductTextsHistoryTable {
+  id: string;
+  project_id: string;
+  store: string;
+  product_id: string;
+  locale: string;
+  field: string;
+  old_value: string | null;
+  new_value: string | null;
+  source: string;
+  actor_member_id: string | null;
+  actor_operator: string | null;
+  created_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   members: MembersTable;
@@ -540,4 +582,7 @@ export interface Database {
   store_releases: StoreReleasesTable;
   release_notes: ReleaseNotesTable;
   release_notes_history: ReleaseNotesHistoryTable;
+  store_products: StoreProductsTable;
+  product_texts: ProductTextsTable;
+  product_texts_history: ProductTextsHistoryTable;
 }

@@ -23,7 +23,8 @@ export type IdPrefix =
   | 'whd'
   | 'med'
   | 'mhist'
-  | 'rnh';
+  | 'rnh'
+  | 'pth';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 

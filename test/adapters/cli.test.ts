@@ -43,6 +43,7 @@ beforeAll(async () => {
       '2026_11_28_0016_review_loop',
       '2026_11_28_0017_scoped_access',
       '2026_11_28_0018_credentials_last_verified',
+      '2026_11_28_0019_products',
     ],
   });
   h = await startHarness({ database });

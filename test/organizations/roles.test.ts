@@ -71,6 +71,26 @@ async function playNoteWritten(s: Setup): Promise<string> {
   return (await s.org.admin.api.get(`${url}/history`)).body.data.entries[0].id as string;
 }
 
+/** A Google Play one-time product synced into the project; answers the URL of its texts in the default language. */
+async function productSynced(s: Setup): Promise<string> {
+  await connectStores(s);
+  const app = emu.play.apps.get(PACKAGE)!;
+  const language = app.defaultLanguage;
+  app.inAppProducts.set('coins_100', {
+    packageName: PACKAGE,
+    sku: 'coins_100',
+    status: 'active',
+    purchaseType: 'managedUser',
+    defaultLanguage: language,
+    listings: { [language]: { title: '100 coins', description: 'A bag of coins' } },
+  });
+  await s.org.admin.api.post(`/api/v1/projects/${s.project}/sync`, {
+    store: 'playstore',
+    include: ['products'],
+  });
+  return `/api/v1/projects/${s.project}/products/playstore/coins_100/${language}`;
+}
+
 const HOOK_URL = 'https://hooks.example.com/appmeta';
 /** A webhook endpoint of the organization, made by its admin. */
 const webhook = async (s: Setup): Promise<string> =>
@@ -231,6 +251,26 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
         from: { store: 'playstore', track: 'production', versionCode: '7' },
         to: { track: 'production', versionCode: '7' },
       });
+    },
+  ],
+  'products.list': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/products`)],
+  'products.get': [V, V, V, async (a, s) => a.api.get(await productSynced(s))],
+  'products.update': [
+    X,
+    V,
+    V,
+    async (a, s) => a.api.patch(await productSynced(s), { title: 'A heap of coins' }),
+  ],
+  'products.history': [V, V, V, async (a, s) => a.api.get(`${await productSynced(s)}/history`)],
+  'products.revert': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      const url = await productSynced(s);
+      await s.org.admin.api.patch(url, { title: 'A heap of coins' });
+      const historyId = (await s.org.admin.api.get(`${url}/history`)).body.data.entries[0].id as string;
+      return a.api.post(`/api/v1/projects/${s.project}/products/revert`, { historyId });
     },
   ],
   'media.list': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/media`)],

@@ -74,6 +74,26 @@ async function playRelease(s: Setup, note?: string): Promise<void> {
   }
 }
 
+/** Google Play's one-time product coins_100, synced; the admin wrote its title in `locale` when `title` is given. */
+async function playProduct(s: Setup, title?: string): Promise<string> {
+  const app = emu.play.apps.get(PACKAGE)!;
+  app.inAppProducts.set('coins_100', {
+    packageName: PACKAGE,
+    sku: 'coins_100',
+    status: 'active',
+    purchaseType: 'managedUser',
+    defaultLanguage: app.defaultLanguage,
+    listings: { [app.defaultLanguage]: { title: '100 coins' } },
+  });
+  await admin.api.post(`${api(s)}/sync`, { store: 'playstore', include: ['products'] });
+  const url = `${api(s)}/products/playstore/coins_100/${s.locale}`;
+  if (title !== undefined) {
+    const res = await admin.api.patch(url, { title });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  }
+  return url;
+}
+
 /** Every project write a member may perform, with a request that is valid in scope. */
 const CASES: Record<string, Case> = {
   'projects.update': { kind: 'project', call: (v, s) => v.json('PATCH', api(s), { name: 'Renamed' }) },
@@ -220,6 +240,19 @@ const CASES: Record<string, Case> = {
       return v.json('POST', `${api(s)}/release-notes/playstore/revert`, {
         historyId: history.body.data.entries[0].id,
       });
+    },
+  },
+  'products.update': {
+    kind: 'locale',
+    call: async (v, s) => v.json('PATCH', await playProduct(s), { title: '100 Münzen' }),
+  },
+  'products.revert': {
+    kind: 'locale',
+    call: async (v, s) => {
+      const url = await playProduct(s, '100 Münzen');
+      await admin.api.patch(url, { title: 'Hundert Münzen' });
+      const history = await admin.api.get(`${url}/history`);
+      return v.json('POST', `${api(s)}/products/revert`, { historyId: history.body.data.entries[0].id });
     },
   },
   'releaseNotes.copy': {

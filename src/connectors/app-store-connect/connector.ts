@@ -17,6 +17,7 @@ import { createAscClient } from './client.js';
 import { createAscMedia, DEFAULT_PROCESSING, type ProcessingPolicy } from './media.js';
 import { readContainers } from './containers.js';
 import { createAscWrite } from './asc-write.js';
+import { createAscProducts } from './products.js';
 import {
   APP_INFO_FIELDS,
   EDITABLE_VERSION_STATES,
@@ -45,6 +46,7 @@ export function createAppStoreConnector(
   );
 
   const media = createAscMedia(client, { ...DEFAULT_PROCESSING, ...options.processing });
+  const products = createAscProducts(client);
 
   const versionOf = (resource: JsonApiResource): StoreVersion => {
     const a = resource.attributes ?? {};
@@ -110,6 +112,16 @@ export function createAppStoreConnector(
     write: createAscWrite(client, media),
 
     readReleases: (appId) => readReleases({ calls: 0 }, appId),
+
+    async readProducts(appId) {
+      const counter = { calls: 0 };
+      return { products: await products.read(counter, appId), calls: counter.calls };
+    },
+
+    async writeProducts(_appId, changes, writeOptions) {
+      const counter = { calls: 0 };
+      return { results: await products.write(counter, changes, writeOptions), calls: counter.calls };
+    },
 
     async createVersion(appId, versionString) {
       const answer = await client.call({ calls: 0 }, 'POST', '/v1/appStoreVersions', {

@@ -165,6 +165,7 @@ export function createPlayClient(secret: PlayStoreSecret, options: PlayClientOpt
 
   return {
     verify: () => tokens.get(),
+    app,
     call,
     upload,
     download,

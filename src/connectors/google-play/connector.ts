@@ -15,6 +15,7 @@ import {
 import { createPlayClient } from './client.js';
 import { createPlayImages } from './images.js';
 import { createPlayTracks } from './tracks.js';
+import { createPlayProducts } from './products.js';
 import { createPlayWrite, fieldsOf, type Listing } from './edit-write.js';
 
 const CONCURRENCY_PER_ACCOUNT = 8;
@@ -39,6 +40,7 @@ export function createGooglePlayConnector(
 
   const images = createPlayImages(client);
   const tracks = createPlayTracks(client);
+  const products = createPlayProducts(client);
 
   return {
     store: 'playstore',
@@ -73,6 +75,16 @@ export function createGooglePlayConnector(
         versions: [],
         tracks: await client.inEdit(counter, pkg, (editUrl) => tracks.read(counter, editUrl)),
       };
+    },
+
+    async readProducts(pkg) {
+      const counter = { calls: 0 };
+      return { products: await products.read(counter, pkg), calls: counter.calls };
+    },
+
+    async writeProducts(pkg, changes, writeOptions) {
+      const counter = { calls: 0 };
+      return { results: await products.write(counter, pkg, changes, writeOptions), calls: counter.calls };
     },
 
     createVersion() {

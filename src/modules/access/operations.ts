@@ -62,6 +62,11 @@ export const OPERATIONS = {
   'releaseNotes.history': anyone,
   'releaseNotes.revert': editors,
   'releaseNotes.copy': editors,
+  'products.list': anyone,
+  'products.get': anyone,
+  'products.update': editors,
+  'products.history': anyone,
+  'products.revert': editors,
 
   // Translations (design.md §14): members translate and accept drafts; admins keep the glossaries.
   'translations.status': anyone,

@@ -26,12 +26,20 @@ export interface Changeset {
   /** Google Play release notes that differ from the store's (track → version code → language). */
   releaseNotes: ReleaseNotesChanges;
   releaseNoteChangeCount: number;
-  /** SHA-256 over `stores`, `removedLocales` and `media`: what an approval is bound to. */
+  /** In-app purchase and subscription texts that differ from the store's (design.md §17). */
+  products: ProductChanges;
+  productChangeCount: number;
+  /** SHA-256 over every part that has changes: what an approval is bound to. */
   hash: string;
 }
 
 /** Google Play release notes: track → the release's first version code → language → change. */
 export type ReleaseNotesChanges = Record<string, Record<string, Record<string, FieldChange>>>;
+
+/** Product texts: store → product id → locale → field → change. */
+export type ProductChanges = Partial<
+  Record<Store, Record<string, Record<string, Record<string, FieldChange>>>>
+>;
 
 export function fieldState(row: FieldRow): FieldState {
   if (row.in_conflict === 1) return 'conflict';
@@ -56,6 +64,7 @@ export function changesetOf(
   rows: ListingWithFields[],
   media: { changes: MediaChanges; count: number } = { changes: {}, count: 0 },
   notes: { changes: ReleaseNotesChanges; count: number } = { changes: {}, count: 0 },
+  products: { changes: ProductChanges; count: number } = { changes: {}, count: 0 },
 ): Changeset {
   const stores: Changeset['stores'] = {};
   const removedLocales: Changeset['removedLocales'] = {};
@@ -83,12 +92,13 @@ export function changesetOf(
   }
   // Media join the hashed content only when there are some: approvals of text-only changes keep
   // the hash they had before media existed.
-  // Release notes likewise.
+  // Release notes and products likewise.
   const hashed = {
     stores,
     removed: removedLocales,
     ...(media.count > 0 && { media: media.changes }),
     ...(notes.count > 0 && { releaseNotes: notes.changes }),
+    ...(products.count > 0 && { products: products.changes }),
   };
   const hash = createHash('sha256').update(canonicalJson(hashed)).digest('hex');
   return {
@@ -100,6 +110,8 @@ export function changesetOf(
     mediaChangeCount: media.count,
     releaseNotes: notes.changes,
     releaseNoteChangeCount: notes.count,
+    products: products.changes,
+    productChangeCount: products.count,
     hash,
   };
 }
@@ -112,11 +124,12 @@ export function countsByStore(parts: {
   stores: Partial<Record<string, Record<string, Record<string, unknown>>>>;
   media: Partial<Record<string, Record<string, Record<string, unknown>>>>;
   releaseNotes: Record<string, Record<string, Record<string, unknown>>>;
+  products?: Partial<Record<string, Record<string, Record<string, Record<string, unknown>>>>>;
   removedLocales?: Partial<Record<string, string[]>>;
 }): Partial<Record<Store, KindCounts>> {
   const counts: Partial<Record<Store, KindCounts>> = {};
   const of = (store: Store) =>
-    (counts[store] ??= { fields: 0, media: 0, releaseNotes: 0, removedLocales: 0 });
+    (counts[store] ??= { fields: 0, media: 0, releaseNotes: 0, products: 0, removedLocales: 0 });
   const inner = (byLocale: Record<string, Record<string, unknown>> | undefined) =>
     Object.values(byLocale ?? {}).reduce((n, byKey) => n + Object.keys(byKey).length, 0);
   for (const store of ['appstore', 'playstore'] as const) {
@@ -126,6 +139,11 @@ export function countsByStore(parts: {
     if (fields > 0) of(store).fields = fields;
     if (media > 0) of(store).media = media;
     if (removed > 0) of(store).removedLocales = removed;
+    const products = Object.values(parts.products?.[store] ?? {}).reduce(
+      (n, byLocale) => n + inner(byLocale),
+      0,
+    );
+    if (products > 0) of(store).products = products;
   }
   const notes = Object.values(parts.releaseNotes).reduce((n, byVersion) => n + inner(byVersion), 0);
   if (notes > 0) of('playstore').releaseNotes = notes;
@@ -143,6 +161,8 @@ export function changesetLocales(
     for (const locale of Object.keys(changeset.stores[store] ?? {})) found.add(locale);
     for (const locale of changeset.removedLocales[store] ?? []) found.add(locale);
     for (const locale of Object.keys(changeset.media[store] ?? {})) found.add(locale);
+    for (const byLocale of Object.values(changeset.products[store] ?? {}))
+      for (const locale of Object.keys(byLocale)) found.add(locale);
   }
   if (stores.includes('playstore')) {
     for (const releases of Object.values(changeset.releaseNotes)) {
@@ -157,6 +177,7 @@ export const isEmpty = (changeset: Changeset) =>
   changeset.changeCount === 0 &&
   changeset.mediaChangeCount === 0 &&
   changeset.releaseNoteChangeCount === 0 &&
+  changeset.productChangeCount === 0 &&
   Object.keys(changeset.removedLocales).length === 0;
 
 export interface PushPlan {

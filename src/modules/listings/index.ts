@@ -6,6 +6,7 @@ export {
   countsByStore,
   planFor,
   type Changeset,
+  type ProductChanges,
   type PushPlan,
   type ReleaseNotesChanges,
 } from './changeset.js';
@@ -40,6 +41,12 @@ export { createListingWriter, type ListingEdits, type ListingWriter } from './li
 export type { ListingsRepository } from './listings.repository.js';
 export { listingsWithFields } from './listing-reads.js';
 export { listingRoutes } from './listings.routes.js';
-export { ApprovalState, Change, Conflict, KindCountsByStore } from './listings.schemas.js';
+export {
+  ApprovalState,
+  Change,
+  Conflict,
+  KindCountsByStore,
+  ProductChangesSchema,
+} from './listings.schemas.js';
 export { createListingsService, type ListingsService } from './listings.service.js';
 export { mergeField, mergeSnapshot, recordPush, type MergeResult } from './store-merge.js';

@@ -13,6 +13,7 @@ import {
   countsByStore,
   isEmpty,
   type Changeset,
+  type ProductChanges,
   type ReleaseNotesChanges,
 } from './changeset.js';
 import type { ListingDiff, StoreDrift } from './listing.js';
@@ -35,9 +36,11 @@ export interface DiffsDeps {
     executor: Executor,
     projectId: string,
   ) => Promise<{ changes: ReleaseNotesChanges; count: number }>;
+  /** The pending product texts (the products module's, given here likewise). */
+  products?: (executor: Executor, projectId: string) => Promise<{ changes: ProductChanges; count: number }>;
 }
 
-export function createDiffs({ db, projects, organizations, releaseNotes }: DiffsDeps) {
+export function createDiffs({ db, projects, organizations, releaseNotes, products }: DiffsDeps) {
   /** Whether the pending changes need an approval, and whether this exact changeset has one. */
   async function approvalOf(
     executor: Executor,
@@ -67,6 +70,7 @@ export function createDiffs({ db, projects, organizations, releaseNotes }: Diffs
       await repo.listWithFields(executor, ctx.organizationId, projectId),
       await mediaChangesOf(executor, projectId),
       releaseNotes === undefined ? undefined : await releaseNotes(executor, projectId),
+      products === undefined ? undefined : await products(executor, projectId),
     );
     return { changeset, approval: await approvalOf(executor, ctx, projectId, changeset) };
   }
@@ -82,6 +86,8 @@ export function createDiffs({ db, projects, organizations, releaseNotes }: Diffs
     mediaChangeCount: changeset.mediaChangeCount,
     releaseNotes: changeset.releaseNotes,
     releaseNoteChangeCount: changeset.releaseNoteChangeCount,
+    products: changeset.products,
+    productChangeCount: changeset.productChangeCount,
     hash: changeset.hash,
     approval,
   });
@@ -115,6 +121,11 @@ export function createDiffs({ db, projects, organizations, releaseNotes }: Diffs
         0,
       );
       const notes = store === 'playstore' ? diff.releaseNoteChangeCount : 0;
+      const products = only(diff.products);
+      const productChangeCount = Object.values(products[store] ?? {}).reduce(
+        (n, byLocale) => n + Object.values(byLocale).reduce((m, fields) => m + Object.keys(fields).length, 0),
+        0,
+      );
       return {
         ...diff,
         stores,
@@ -124,9 +135,15 @@ export function createDiffs({ db, projects, organizations, releaseNotes }: Diffs
         mediaChangeCount,
         releaseNotes: store === 'playstore' ? diff.releaseNotes : {},
         releaseNoteChangeCount: notes,
+        products,
+        productChangeCount,
         counts: diff.counts[store] === undefined ? {} : { [store]: diff.counts[store] },
         inSync:
-          changeCount === 0 && mediaChangeCount === 0 && notes === 0 && removedLocales[store] === undefined,
+          changeCount === 0 &&
+          mediaChangeCount === 0 &&
+          notes === 0 &&
+          productChangeCount === 0 &&
+          removedLocales[store] === undefined,
         storeDrift: drift.filter((d) => d.store === store),
       };
     },

@@ -46,6 +46,8 @@ export interface KindCounts {
   media: number;
   /** Google Play release notes (release × language). */
   releaseNotes: number;
+  /** In-app purchase and subscription texts (product × locale × field). */
+  products: number;
   removedLocales: number;
 }
 
@@ -64,6 +66,9 @@ export interface ListingDiff {
   /** Google Play release notes that differ from the store's: track → version code → language. */
   releaseNotes: Record<string, Record<string, Record<string, FieldChange>>>;
   releaseNoteChangeCount: number;
+  /** Product texts that differ from the store's: store → product id → locale → field. */
+  products: Partial<Record<Store, Record<string, Record<string, Record<string, FieldChange>>>>>;
+  productChangeCount: number;
   /** SHA-256 over the whole project's pending changes: what an approval is bound to. */
   hash: string;
   approval: { required: boolean; approved: boolean; approvedBy: string | null; approvedAt: string | null };

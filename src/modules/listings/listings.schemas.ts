@@ -71,6 +71,13 @@ export const Change = Type.Object({
   conflict: Type.Optional(Type.Object({ storeValue: Nullable(Type.String()) })),
 });
 
+/** Product texts that differ from the store's (design.md §17). */
+export const ProductChangesSchema = Type.Record(
+  Type.String(),
+  Type.Record(Type.String(), Type.Record(Type.String(), Type.Record(Type.String(), Change))),
+  { description: 'store → product id → locale → field → change (benefits: one per line)' },
+);
+
 /** Per store, how many changes of each kind (design.md §15). */
 export const KindCountsByStore = Type.Record(
   Type.String(),
@@ -78,6 +85,9 @@ export const KindCountsByStore = Type.Record(
     fields: Type.Integer(),
     media: Type.Integer({ description: 'Screenshot and preview slots' }),
     releaseNotes: Type.Integer({ description: 'Google Play release notes (release × language)' }),
+    products: Type.Integer({
+      description: 'In-app purchase and subscription texts (product × locale × field)',
+    }),
     removedLocales: Type.Integer(),
   }),
   { description: 'store → counts per kind; a store without changes is left out' },
@@ -100,6 +110,8 @@ export const DiffResponse = Ok(
       description: 'Google Play release notes: track → version code → language → change',
     }),
     releaseNoteChangeCount: Type.Integer({ description: 'Release notes (release × language) that differ' }),
+    products: ProductChangesSchema,
+    productChangeCount: Type.Integer({ description: 'Product texts (product × locale × field) that differ' }),
     hash: Type.String({ description: 'SHA-256 of the whole project diff; approvals are bound to it' }),
     approval: ApprovalState,
     storeDrift: Type.Array(

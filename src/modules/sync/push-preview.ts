@@ -8,8 +8,10 @@ import { countsByStore, type Diffs, type ReleaseNotesChanges } from '../listings
 import { plannedMediaCalls } from '../../connectors/media-plan.js';
 import type { MediaChanges, StoreMediaService } from '../media/index.js';
 import { notesInLocales } from '../releases/index.js';
+import { productsInLocales } from '../products/index.js';
 import type { ProjectsService } from '../projects/index.js';
 import {
+  includes,
   normalizeLocaleFilter,
   selectStores,
   type MediaPreview,
@@ -59,17 +61,38 @@ export function createPushPreview(deps: PushPreviewDeps) {
       }
     }
     const { media, mediaChangeCount, uploadBytes } = await mediaPreview(diff.media, stores, locales);
-    const notes = notesPreview(stores.includes('playstore') ? diff.releaseNotes : {}, locales);
+    const withListings = includes(input, 'listings');
+    const notes = notesPreview(
+      stores.includes('playstore') && withListings ? diff.releaseNotes : {},
+      locales,
+    );
+    const products = productsInLocales(
+      includes(input, 'products')
+        ? Object.fromEntries(stores.flatMap((s) => (diff.products[s] ? [[s, diff.products[s]]] : [])))
+        : {},
+      locales,
+    );
+    if (!withListings) {
+      for (const store of Object.keys(changes)) delete changes[store];
+      for (const store of Object.keys(media)) delete media[store];
+    }
     return {
       dryRun: true,
       stores,
-      counts: countsByStore({ stores: changes, media, releaseNotes: notes.releaseNotes }),
-      changeCount,
+      counts: countsByStore({
+        stores: changes,
+        media,
+        releaseNotes: notes.releaseNotes,
+        products: products.changes,
+      }),
+      changeCount: withListings ? changeCount : 0,
       changes,
-      mediaChangeCount,
-      uploadBytes,
+      mediaChangeCount: withListings ? mediaChangeCount : 0,
+      uploadBytes: withListings ? uploadBytes : 0,
       media,
       ...notes,
+      products: products.changes,
+      productChangeCount: products.count,
       approval: diff.approval,
     };
   }

@@ -14,10 +14,19 @@ import type { StoreMediaService } from '../media/index.js';
 import type { Project } from '../projects/index.js';
 import type { ReleasesService } from '../releases/index.js';
 import type { OperationControl } from './operation-runner.js';
-import { appRef, credentialsMissing, type Failure, type LocaleWritten, type PushOutcome } from './sync.js';
+import {
+  appRef,
+  credentialsMissing,
+  includes,
+  type Failure,
+  type IncludedPart,
+  type LocaleWritten,
+  type PushOutcome,
+} from './sync.js';
+import { createProductsPush, type ProductsPushDeps } from './push-products.js';
 import { storeFailure } from './sync.service.js';
 
-export interface StorePushDeps {
+export interface StorePushDeps extends ProductsPushDeps {
   db: Executor;
   clock: Clock;
   credentials: Pick<CredentialsService, 'connectorFor'>;
@@ -28,6 +37,7 @@ export interface StorePushDeps {
 export interface StorePushOptions {
   prune?: boolean;
   changesNotSentForReview?: boolean;
+  include?: IncludedPart[];
 }
 
 export interface StorePushResult {
@@ -147,7 +157,16 @@ export function writtenPerLocale(
   const row = (locale: string) => {
     let found = rows.get(locale);
     if (found === undefined) {
-      found = { store, locale, fields: 0, mediaSlots: 0, mediaItems: 0, releaseNotes: 0, failures: 0 };
+      found = {
+        store,
+        locale,
+        fields: 0,
+        mediaSlots: 0,
+        mediaItems: 0,
+        releaseNotes: 0,
+        products: 0,
+        failures: 0,
+      };
       rows.set(locale, found);
     }
     return found;
@@ -268,8 +287,40 @@ export function createStorePush(deps: StorePushDeps) {
     };
   }
 
-  /** One store's part of a push: the steps above, then one write and its records. */
+  const pushProducts = createProductsPush(deps);
+
+  /**
+   * One store's part of a push: its listings (texts, media, release notes), then its products —
+   * each unless the request's `include` leaves it out.
+   */
   return async function pushStore(
+    ctx: RequestContext,
+    project: Project,
+    store: Store,
+    changeset: Changeset,
+    locales: string[] | undefined,
+    options: StorePushOptions,
+    control: OperationControl,
+    resumed: boolean,
+  ): Promise<StorePushResult> {
+    const listings = includes(options, 'listings')
+      ? await pushListings(ctx, project, store, changeset, locales, options, control, resumed)
+      : { outcome: { pushed: true, locales: 0 }, locales: [], failures: [], written: [] };
+    if (!includes(options, 'products')) return listings;
+    return pushProducts(
+      ctx,
+      project,
+      store,
+      changeset,
+      locales,
+      () => credentials.connectorFor(ctx.organizationId, store),
+      control,
+      listings,
+    );
+  };
+
+  /** The listings of a store's push: the steps above, then one write and its records. */
+  async function pushListings(
     ctx: RequestContext,
     project: Project,
     store: Store,
@@ -351,5 +402,5 @@ export function createStorePush(deps: StorePushDeps) {
       'store written',
     );
     return resultOf(store, report, pushedLocales, planned, [...skipped, ...taken], failedBefore);
-  };
+  }
 }

@@ -10,6 +10,7 @@ import type { CredentialsService } from '../credentials/index.js';
 import { changesetLocales, type Approvals, type Changeset, type Diffs } from '../listings/index.js';
 import type { StoreMediaService } from '../media/index.js';
 import type { ReleasesService } from '../releases/index.js';
+import type { ProductsService } from '../products/index.js';
 import type { Project, ProjectsService } from '../projects/index.js';
 import type { OperationRun, OperationRunner } from './operation-runner.js';
 import {
@@ -34,6 +35,7 @@ export interface PushServiceDeps {
   runner: OperationRunner;
   media: Pick<StoreMediaService, 'plan' | 'recordPush' | 'sizes'>;
   releases: Pick<ReleasesService, 'pushPlan' | 'recordPush' | 'withoutRefusedWhatsNew'>;
+  products: Pick<ProductsService, 'pushPlan' | 'recordPush'>;
 }
 
 type PushOptions = Omit<PushInput, 'dryRun'>;
@@ -106,7 +108,13 @@ export function createPushService(deps: PushServiceDeps) {
         const outcomes = [...runs.values()].map((r) => r.outcome);
         result.status = outcomes.every((o) => o.pushed)
           ? 'succeeded'
-          : outcomes.some((o) => o.locales > 0 || (o.media?.slots ?? 0) > 0 || (o.releaseNotes ?? 0) > 0)
+          : outcomes.some(
+                (o) =>
+                  o.locales > 0 ||
+                  (o.media?.slots ?? 0) > 0 ||
+                  (o.releaseNotes ?? 0) > 0 ||
+                  (o.products ?? 0) > 0,
+              )
             ? 'partial'
             : 'failed';
         return result;

@@ -2,7 +2,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Ok, StringEnum, Timestamp } from '../../http/schemas.js';
 import { STORE_SELECTIONS } from '../../shared/stores.js';
-import { ApprovalState, Change, Conflict, KindCountsByStore } from '../listings/index.js';
+import {
+  ApprovalState,
+  Change,
+  Conflict,
+  KindCountsByStore,
+  ProductChangesSchema,
+} from '../listings/index.js';
 import { ProjectParams } from '../projects/index.js';
 
 export { ProjectParams };
@@ -12,13 +18,22 @@ export const StoreSelection = StringEnum(STORE_SELECTIONS, { default: 'both' });
 /** Why a store did not sync or push: STORE_NOT_LINKED, NOT_REQUESTED, CREDENTIALS_MISSING, or the store's code. */
 export const OutcomeError = Type.Object({ code: Type.String(), message: Type.String() });
 
+/** design.md §17: sync and push include products unless `include` names parts without them. */
+export const Include = Type.Array(StringEnum(['listings', 'products']), {
+  minItems: 1,
+  uniqueItems: true,
+  description:
+    'What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts); both when omitted',
+});
+
 export const SyncBody = Type.Object(
-  { store: Type.Optional(StoreSelection) },
+  { store: Type.Optional(StoreSelection), include: Type.Optional(Include) },
   { additionalProperties: false },
 );
 export const SyncOutcome = Type.Object({
   synced: Type.Boolean(),
   locales: Type.Integer(),
+  products: Type.Optional(Type.Integer({ description: 'In-app purchases and subscriptions read' })),
   conflicts: Type.Optional(Type.Integer()),
   error: Type.Optional(OutcomeError),
 });
@@ -26,7 +41,12 @@ export const SyncOutcome = Type.Object({
 export const Failure = Type.Object({
   store: Type.String(),
   locale: Nullable(Type.String()),
-  field: Nullable(Type.String({ description: 'A text field, or media.<slotType> for a media slot' })),
+  field: Nullable(
+    Type.String({
+      description:
+        'A text field, media.<slotType> for a media slot, products.<productId>.<field> for a product text',
+    }),
+  ),
   sha256: Type.Optional(Type.String({ description: 'Media: the file the store refused' })),
   error: OutcomeError,
 });
@@ -44,6 +64,7 @@ export const SyncResponse = Ok(SyncResult);
 export const PushBody = Type.Object(
   {
     store: Type.Optional(StoreSelection),
+    include: Type.Optional(Include),
     locales: Type.Optional(
       Type.Array(Type.String({ maxLength: 20 }), {
         maxItems: 200,
@@ -77,6 +98,9 @@ export const PushOutcome = Type.Object({
   locales: Type.Integer(),
   media: Type.Optional(MediaPushOutcome),
   releaseNotes: Type.Optional(Type.Integer({ description: 'Google Play releases whose notes were written' })),
+  products: Type.Optional(
+    Type.Integer({ description: 'Products all of whose changed texts the store took' }),
+  ),
   error: Type.Optional(OutcomeError),
 });
 /** What a push wrote in one store and locale, per kind of change. */
@@ -87,6 +111,7 @@ export const LocaleWritten = Type.Object({
   mediaSlots: Type.Integer({ description: 'Screenshot and preview slots brought to their files' }),
   mediaItems: Type.Integer({ description: 'Files uploaded or removed' }),
   releaseNotes: Type.Integer({ description: 'Releases whose notes in this language the store took' }),
+  products: Type.Integer({ description: 'Product texts in this language the store took' }),
   failures: Type.Integer({
     description: 'Changes here the store refused or the push left out: see failures',
   }),
@@ -130,6 +155,8 @@ export const PushPreview = Type.Object({
   releaseNotes: Type.Record(Type.String(), Type.Record(Type.String(), Type.Record(Type.String(), Change)), {
     description: 'Google Play release notes: track → version code → language → change',
   }),
+  productChangeCount: Type.Integer(),
+  products: ProductChangesSchema,
   approval: ApprovalState,
 });
 export const PushResponse = Ok(Type.Union([PushResult, PushPreview]));

@@ -11,12 +11,14 @@ import { forgetDrift } from '../drift/index.js';
 import { mergeSnapshot, type TextsChanged } from '../listings/index.js';
 import type { MediaMerge, StoreMediaService } from '../media/index.js';
 import type { ReleasesService } from '../releases/index.js';
+import type { ProductMerge, ProductsService } from '../products/index.js';
 import type { Project, ProjectsService } from '../projects/index.js';
 import type { OperationControl, OperationRun, OperationRunner } from './operation-runner.js';
 import { operationsRepository as ops } from './operations.repository.js';
 import {
   appRef,
   credentialsMissing,
+  includes,
   selectStores,
   skipped,
   storeKey,
@@ -40,6 +42,7 @@ export interface SyncServiceDeps {
   runner: OperationRunner;
   media: Pick<StoreMediaService, 'merge'>;
   releases: Pick<ReleasesService, 'recordStore'>;
+  products: Pick<ProductsService, 'merge'>;
   /** The translation bookkeeping, told of the texts a sync changed. */
   textsChanged?: TextsChanged;
 }
@@ -52,9 +55,29 @@ export function createSyncService({
   runner,
   media,
   releases,
+  products,
   textsChanged,
 }: SyncServiceDeps) {
-  async function syncStore(ctx: RequestContext, project: Project, store: Store, control: OperationControl) {
+  /** In-app purchases and subscriptions, read after the listings; their merge has its own transaction. */
+  async function syncProducts(ctx: RequestContext, project: Project, store: Store, client: StoreConnector) {
+    const read = await client.readProducts(appRef(project, store));
+    const merged = await db
+      .transaction()
+      .execute((trx) => products.merge(trx, ctx, project.id, store, read.products));
+    ctx.log.info(
+      { store, calls: read.calls, products: merged.products, conflicts: merged.conflicts.length },
+      'store products read',
+    );
+    return merged;
+  }
+
+  async function syncStore(
+    ctx: RequestContext,
+    project: Project,
+    store: Store,
+    control: OperationControl,
+    include: SyncInput['include'],
+  ) {
     control.expect(store, 0);
     const client: StoreConnector | null = await credentials.connectorFor(ctx.organizationId, store);
     if (client === null) {
@@ -63,6 +86,27 @@ export function createSyncService({
         locales: [],
         conflicts: [],
       };
+    }
+    if (!includes({ include }, 'listings')) {
+      try {
+        const merged = await syncProducts(ctx, project, store, client);
+        return {
+          outcome: {
+            synced: true,
+            locales: 0,
+            products: merged.products,
+            conflicts: merged.conflicts.length,
+          },
+          locales: [],
+          conflicts: merged.conflicts,
+        };
+      } catch (error) {
+        return {
+          outcome: { synced: false, locales: 0, error: storeFailure(error) },
+          locales: [],
+          conflicts: [],
+        };
+      }
     }
     try {
       const report = await client.read(appRef(project, store));
@@ -109,12 +153,27 @@ export function createSyncService({
         },
         'store read',
       );
+      // Products after the listings: a store that refuses them fails the products, not the texts.
+      let productMerge: ProductMerge | null = null;
+      let productError: OutcomeError | null = null;
+      if (includes({ include }, 'products')) {
+        try {
+          productMerge = await syncProducts(ctx, project, store, client);
+        } catch (error) {
+          productError = storeFailure(error);
+        }
+      }
       control.expect(store, merge.locales.length);
       for (const locale of merge.locales) control.advance(store, locale);
-      const conflicts = [...merge.conflicts, ...(mediaMerge?.conflicts ?? [])];
+      const conflicts = [
+        ...merge.conflicts,
+        ...(mediaMerge?.conflicts ?? []),
+        ...(productMerge?.conflicts ?? []),
+      ];
       const outcome: SyncOutcome = {
         synced: true,
         locales: merge.locales.length,
+        ...(productMerge !== null && { products: productMerge.products }),
         conflicts: conflicts.length,
       };
       return {
@@ -122,6 +181,7 @@ export function createSyncService({
         locales: merge.locales,
         conflicts,
         ...(mediaError !== null && { mediaError }),
+        ...(productError !== null && { productError }),
       };
     } catch (error) {
       const outcome: SyncOutcome = { synced: false, locales: 0, error: storeFailure(error) };
@@ -134,6 +194,7 @@ export function createSyncService({
     ctx: RequestContext,
     project: Project,
     stores: Store[],
+    include: SyncInput['include'],
   ): OperationRun<undefined, SyncResult> {
     return {
       kind: 'sync',
@@ -143,7 +204,9 @@ export function createSyncService({
       work: async (_prepared, control) => {
         const runs = new Map(
           await Promise.all(
-            stores.map(async (store) => [store, await syncStore(ctx, project, store, control)] as const),
+            stores.map(
+              async (store) => [store, await syncStore(ctx, project, store, control, include)] as const,
+            ),
           ),
         );
         const result: SyncResult & { status: string } = {
@@ -166,6 +229,9 @@ export function createSyncService({
           }
           if (run?.mediaError !== undefined) {
             result.failures.push({ store, locale: null, field: 'media', error: run.mediaError });
+          }
+          if (run?.productError !== undefined) {
+            result.failures.push({ store, locale: null, field: 'products', error: run.productError });
           }
         }
         const reached = [...runs.values()].some((r) => r.outcome.synced);
@@ -204,7 +270,7 @@ export function createSyncService({
       authorize(ctx, 'projects.sync');
       const project = await projects.require(ctx, projectId);
       const stores = selectStores(project, input.store ?? 'both');
-      return runner.run(ctx, project, operation(ctx, project, stores));
+      return runner.run(ctx, project, operation(ctx, project, stores, input.include));
     },
 
     /** Checks a sync request and describes the operation it starts (for a background run). */
@@ -212,7 +278,7 @@ export function createSyncService({
       authorize(ctx, 'projects.sync');
       const project = await projects.require(ctx, projectId);
       const stores = selectStores(project, input.store ?? 'both');
-      return { project, run: operation(ctx, project, stores) };
+      return { project, run: operation(ctx, project, stores, input.include) };
     },
   };
 }

@@ -26,6 +26,13 @@ export type {
   SyncResult,
 } from './sync.schemas.js';
 
+/** What a sync or push takes part in: listings (texts, media, release notes) and products (design.md §17). */
+export type IncludedPart = 'listings' | 'products';
+
+/** Whether a request takes `part` in: every part unless it names `include` without it. */
+export const includes = (input: { include?: IncludedPart[] | undefined }, part: IncludedPart) =>
+  input.include === undefined || input.include.includes(part);
+
 /** The key of a store's outcome in sync and push results. */
 export const storeKey = (store: Store) => (store === 'appstore' ? 'appStore' : 'playStore');
 

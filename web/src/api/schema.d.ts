@@ -704,6 +704,81 @@ export interface paths {
         patch: operations["releaseNotes.updatePlay"];
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Both stores' in-app purchases and subscriptions with their texts per locale
+         * @description As the last sync read them; the limits each text is checked against come with them.
+         */
+        get: operations["products.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/products/{store}/{productId}/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One product's texts in one locale: working copy, base, state and limits */
+        get: operations["products.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Changes one product's texts in one locale
+         * @description Every text is checked against the limit table first: all problems in one 400, each with its limit and length. A locale the store lacks needs its required text (name or title).
+         */
+        patch: operations["products.update"];
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/products/{store}/{productId}/{locale}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A product's text changes in one locale, newest first */
+        get: operations["products.history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/products/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sets a product text back to its value before (or after) a history entry */
+        post: operations["products.revert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{projectId}/translations": {
         parameters: {
             query?: never;
@@ -2112,6 +2187,8 @@ export interface operations {
                      * @enum {string}
                      */
                     store?: "appstore" | "playstore" | "both";
+                    /** @description What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts); both when omitted */
+                    include?: ("listings" | "products")[];
                 };
             };
         };
@@ -2130,6 +2207,8 @@ export interface operations {
                             appStore: {
                                 synced: boolean;
                                 locales: number;
+                                /** @description In-app purchases and subscriptions read */
+                                products?: number;
                                 conflicts?: number;
                                 error?: {
                                     code: string;
@@ -2139,6 +2218,8 @@ export interface operations {
                             playStore: {
                                 synced: boolean;
                                 locales: number;
+                                /** @description In-app purchases and subscriptions read */
+                                products?: number;
                                 conflicts?: number;
                                 error?: {
                                     code: string;
@@ -2275,6 +2356,8 @@ export interface operations {
                      * @enum {string}
                      */
                     store?: "appstore" | "playstore" | "both";
+                    /** @description What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts); both when omitted */
+                    include?: ("listings" | "products")[];
                     /** @description Locales to push; all when omitted */
                     locales?: string[];
                     /** @description Answer what the push would change (per store, locale, field) without writing */
@@ -2310,6 +2393,8 @@ export interface operations {
                                 };
                                 /** @description Google Play releases whose notes were written */
                                 releaseNotes?: number;
+                                /** @description Products all of whose changed texts the store took */
+                                products?: number;
                                 error?: {
                                     code: string;
                                     message: string;
@@ -2327,6 +2412,8 @@ export interface operations {
                                 };
                                 /** @description Google Play releases whose notes were written */
                                 releaseNotes?: number;
+                                /** @description Products all of whose changed texts the store took */
+                                products?: number;
                                 error?: {
                                     code: string;
                                     message: string;
@@ -2344,6 +2431,8 @@ export interface operations {
                                 mediaItems: number;
                                 /** @description Releases whose notes in this language the store took */
                                 releaseNotes: number;
+                                /** @description Product texts in this language the store took */
+                                products: number;
                                 /** @description Changes here the store refused or the push left out: see failures */
                                 failures: number;
                             }[];
@@ -2371,6 +2460,8 @@ export interface operations {
                                     media: number;
                                     /** @description Google Play release notes (release × language) */
                                     releaseNotes: number;
+                                    /** @description In-app purchase and subscription texts (product × locale × field) */
+                                    products: number;
                                     removedLocales: number;
                                 };
                             };
@@ -2423,6 +2514,23 @@ export interface operations {
                                             new: string | null;
                                             conflict?: {
                                                 storeValue: string | null;
+                                            };
+                                        };
+                                    };
+                                };
+                            };
+                            productChangeCount: number;
+                            /** @description store → product id → locale → field → change (benefits: one per line) */
+                            products: {
+                                [key: string]: {
+                                    [key: string]: {
+                                        [key: string]: {
+                                            [key: string]: {
+                                                old: string | null;
+                                                new: string | null;
+                                                conflict?: {
+                                                    storeValue: string | null;
+                                                };
                                             };
                                         };
                                     };
@@ -3120,6 +3228,8 @@ export interface operations {
                                     media: number;
                                     /** @description Google Play release notes (release × language) */
                                     releaseNotes: number;
+                                    /** @description In-app purchase and subscription texts (product × locale × field) */
+                                    products: number;
                                     removedLocales: number;
                                 };
                             };
@@ -3177,6 +3287,24 @@ export interface operations {
                             };
                             /** @description Release notes (release × language) that differ */
                             releaseNoteChangeCount: number;
+                            /** @description store → product id → locale → field → change (benefits: one per line) */
+                            products: {
+                                [key: string]: {
+                                    [key: string]: {
+                                        [key: string]: {
+                                            [key: string]: {
+                                                old: string | null;
+                                                new: string | null;
+                                                conflict?: {
+                                                    storeValue: string | null;
+                                                };
+                                            };
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description Product texts (product × locale × field) that differ */
+                            productChangeCount: number;
                             /** @description SHA-256 of the whole project diff; approvals are bound to it */
                             hash: string;
                             approval: {
@@ -5007,6 +5135,382 @@ export interface operations {
                             /** @enum {string} */
                             state: "unchanged" | "modified" | "conflict";
                             storeValue?: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "products.list": {
+        parameters: {
+            query?: {
+                store?: "appstore" | "playstore";
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            products: {
+                                store: string;
+                                /** @description appstore: inAppPurchase, subscription, subscriptionGroup; playstore: inAppProduct, subscription */
+                                kind: string;
+                                /** @description The store product id (App Store groups: group:<reference name>) */
+                                productId: string;
+                                referenceName: string | null;
+                                state: string | null;
+                                /** @description locale → field → working copy */
+                                locales: {
+                                    [key: string]: {
+                                        [key: string]: (string | string[]) | null;
+                                    };
+                                };
+                                /** @description Texts that differ from the store (or are in conflict) */
+                                pending: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                readAt: string;
+                            }[];
+                            /** @description store → kind → field → limits (APPMETA_PRODUCT_LIMITS changes the unconfirmed ones) */
+                            limits: {
+                                [key: string]: {
+                                    [key: string]: {
+                                        [key: string]: {
+                                            label: string;
+                                            max: number;
+                                            min?: number;
+                                            required: boolean;
+                                            list?: {
+                                                maxItems: number;
+                                            };
+                                            plainCharacters?: boolean;
+                                            /** @description Whether a trustworthy source gives the number */
+                                            confirmed: boolean;
+                                        };
+                                    };
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "products.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                productId: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            store: string;
+                            kind: string;
+                            productId: string;
+                            referenceName: string | null;
+                            state: string | null;
+                            locale: string;
+                            fields: {
+                                [key: string]: {
+                                    value: (string | string[]) | null;
+                                    base: (string | string[]) | null;
+                                    /** @enum {string} */
+                                    state: "unchanged" | "modified" | "conflict";
+                                    storeValue?: (string | string[]) | null;
+                                    /** @description Characters (per item for a list) */
+                                    limit: number;
+                                    maxItems?: number;
+                                    required: boolean;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "products.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                productId: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        /** @description field → new text; null clears an optional one; benefits as a list of up to 4 items */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: (string | string[]) | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            store: string;
+                            kind: string;
+                            productId: string;
+                            referenceName: string | null;
+                            state: string | null;
+                            locale: string;
+                            fields: {
+                                [key: string]: {
+                                    value: (string | string[]) | null;
+                                    base: (string | string[]) | null;
+                                    /** @enum {string} */
+                                    state: "unchanged" | "modified" | "conflict";
+                                    storeValue?: (string | string[]) | null;
+                                    /** @description Characters (per item for a list) */
+                                    limit: number;
+                                    maxItems?: number;
+                                    required: boolean;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "products.history": {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                productId: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            entries: {
+                                id: string;
+                                field: string;
+                                old: (string | string[]) | null;
+                                new: (string | string[]) | null;
+                                /** @description edit, revert, sync */
+                                source: string;
+                                actor: {
+                                    memberId: string | null;
+                                    operator: string | null;
+                                    name: string | null;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "products.revert": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    historyId: string;
+                    /**
+                     * @default before
+                     * @enum {string}
+                     */
+                    to?: "before" | "after";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            store: string;
+                            kind: string;
+                            productId: string;
+                            referenceName: string | null;
+                            state: string | null;
+                            locale: string;
+                            fields: {
+                                [key: string]: {
+                                    value: (string | string[]) | null;
+                                    base: (string | string[]) | null;
+                                    /** @enum {string} */
+                                    state: "unchanged" | "modified" | "conflict";
+                                    storeValue?: (string | string[]) | null;
+                                    /** @description Characters (per item for a list) */
+                                    limit: number;
+                                    maxItems?: number;
+                                    required: boolean;
+                                };
+                            };
                         };
                     };
                 };

@@ -1,0 +1,115 @@
+/**
+ * The products part of a project's pending changeset — every product text whose working copy
+ * differs from the store's (or is in conflict) — and what a push writes of it, decided before any
+ * store call: conflicts and texts over a limit are left out and said.
+ */
+import type { ProductChange } from '../../connectors/store-connector.js';
+import type { Executor } from '../../db/database.js';
+import { checkProductValue, type ProductLimits } from '../../shared/product-fields.js';
+import type { Store } from '../../shared/stores.js';
+import type { FieldChange, ProductChanges } from '../listings/index.js';
+import { productField } from './product-merge.js';
+import { productsRepository as repo, type ProductRow } from './products.repository.js';
+
+export async function productChangesOf(
+  db: Executor,
+  projectId: string,
+): Promise<{ changes: ProductChanges; count: number }> {
+  const changes: ProductChanges = {};
+  let count = 0;
+  for (const row of await repo.texts(db, projectId)) {
+    if (row.value === row.base && row.in_conflict === 0) continue;
+    const change: FieldChange = {
+      old: row.base,
+      new: row.value,
+      ...(row.in_conflict === 1 && { conflict: { storeValue: row.conflict_value } }),
+    };
+    (((changes[row.store as Store] ??= {})[row.product_id] ??= {})[row.locale] ??= {})[row.field] = change;
+    count += 1;
+  }
+  return { changes, count };
+}
+
+/** A text a push leaves out before any store call, and why. */
+export interface ProductLeftOut {
+  productId: string;
+  locale: string;
+  field: string;
+  error: { code: string; message: string };
+}
+
+export interface ProductPushPlan {
+  changes: ProductChange[];
+  leftOut: ProductLeftOut[];
+}
+
+/** What a push to `store` writes of the products' changes (only `locales` when given). */
+export function productPushPlan(
+  changes: ProductChanges,
+  store: Store,
+  locales: string[] | undefined,
+  products: ProductRow[],
+  limits: ProductLimits,
+): ProductPushPlan {
+  const plan: ProductPushPlan = { changes: [], leftOut: [] };
+  const byId = new Map(products.filter((p) => p.store === store).map((p) => [p.product_id, p]));
+  for (const [productId, byLocale] of Object.entries(changes[store] ?? {})) {
+    const product = byId.get(productId);
+    const change: ProductChange = {
+      kind: product?.kind ?? '',
+      productId,
+      storeRef: product?.store_ref ?? null,
+      locales: {},
+    };
+    for (const [locale, fields] of Object.entries(byLocale)) {
+      if (locales !== undefined && !locales.includes(locale)) continue;
+      for (const [field, fieldChange] of Object.entries(fields)) {
+        const out = (code: string, message: string) =>
+          plan.leftOut.push({
+            productId,
+            locale,
+            field: productField(productId, field),
+            error: { code, message },
+          });
+        if (fieldChange.conflict !== undefined) {
+          out('CONFLICT', 'The store changed this text too: edit it here to choose, then push');
+          continue;
+        }
+        // Limits may have changed since the edit (APPMETA_PRODUCT_LIMITS): checked again here.
+        const problem =
+          product === undefined
+            ? null
+            : checkProductValue(limits, store, product.kind, field, fieldChange.new);
+        if (problem !== null) {
+          out('INVALID_TEXT', `${field} ${problem.message}`);
+          continue;
+        }
+        (change.locales[locale] ??= {})[field] = fieldChange.new;
+      }
+    }
+    if (Object.keys(change.locales).length > 0) plan.changes.push(change);
+  }
+  return plan;
+}
+
+/** The products' changes in some locales only (all when `locales` is undefined), and how many. */
+export function productsInLocales(
+  changes: ProductChanges,
+  locales: string[] | undefined,
+): { changes: ProductChanges; count: number } {
+  const kept: ProductChanges = {};
+  let count = 0;
+  for (const [store, byProduct] of Object.entries(changes) as [
+    Store,
+    Record<string, Record<string, Record<string, FieldChange>>>,
+  ][]) {
+    for (const [productId, byLocale] of Object.entries(byProduct)) {
+      for (const [locale, fields] of Object.entries(byLocale)) {
+        if (locales !== undefined && !locales.includes(locale)) continue;
+        ((kept[store] ??= {})[productId] ??= {})[locale] = fields;
+        count += Object.keys(fields).length;
+      }
+    }
+  }
+  return { changes: kept, count };
+}

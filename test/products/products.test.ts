@@ -1,0 +1,372 @@
+/**
+ * In-app purchases and subscriptions end to end against both emulators (design.md §17,
+ * stores-more.md §A): products of both stores synced with their texts (Apple's two metadata
+ * models side by side), edited in several locales with every over-limit text refused at once
+ * before any store call, bound into the diff and its approval, pushed as exactly the changed texts
+ * (the emulators' call logs compared), reverted, merged three-way with a conflict, and a store's
+ * refusal of one product leaving the others written.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from '../support/emulators.js';
+import { startHarness, type Actor, type Harness } from '../support/harness.js';
+
+let emu: RunningEmulators;
+let h: Harness;
+let admin: Actor;
+
+beforeAll(async () => {
+  emu = await startEmulators();
+  h = await startHarness({ env: emu.env });
+  admin = (await h.given.organization()).admin;
+  for (const store of ['appstore', 'playstore'] as const) {
+    const res = await admin.api.request(
+      'PUT',
+      `/api/v1/organization/credentials/${store}`,
+      emu.credentials[store],
+    );
+    expect(res.status).toBe(200);
+  }
+});
+afterAll(async () => {
+  await h?.close();
+  await emu?.close();
+});
+
+beforeEach(() => {
+  emu.restore();
+  emu.appStore.purchases.load(
+    APP_ID,
+    [
+      {
+        id: 'iap-coins',
+        productId: 'com.example.coins100',
+        name: 'Coins 100 (reference)',
+        localizations: {
+          'en-US': { name: '100 Coins', description: 'A pile of coins' },
+          'de-DE': { name: '100 Münzen', description: 'Ein Haufen Münzen' },
+        },
+      },
+      {
+        id: 'iap-pro',
+        productId: 'com.example.pro',
+        name: 'Pro (reference)',
+        inAppPurchaseType: 'NON_CONSUMABLE',
+        versions: [
+          {
+            id: 'pro-v1',
+            state: 'APPROVED',
+            localizations: { 'en-US': { name: 'Pro', description: 'Everything' } },
+          },
+        ],
+      },
+      {
+        id: 'iap-review',
+        productId: 'com.example.review',
+        name: 'In review',
+        state: 'IN_REVIEW',
+        localizations: { 'en-US': { name: 'Review' } },
+      },
+    ],
+    [
+      {
+        id: 'group-plus',
+        referenceName: 'Plus',
+        localizations: { 'en-US': { name: 'Weather Plus', customAppName: 'Weather' } },
+        subscriptions: [
+          {
+            id: 'sub-monthly',
+            productId: 'com.example.plus.monthly',
+            name: 'Plus monthly (reference)',
+            localizations: { 'en-US': { name: 'Plus monthly', description: 'Radar every month' } },
+          },
+        ],
+      },
+    ],
+  );
+  const app = emu.play.apps.get(PACKAGE)!;
+  app.inAppProducts.set('coins_100', {
+    packageName: PACKAGE,
+    sku: 'coins_100',
+    status: 'active',
+    purchaseType: 'managedUser',
+    defaultLanguage: app.defaultLanguage,
+    listings: { [app.defaultLanguage]: { title: '100 coins', description: 'A bag of coins' } },
+  });
+  app.subscriptions.set('plus', {
+    packageName: PACKAGE,
+    productId: 'plus',
+    basePlans: [{ basePlanId: 'monthly', state: 'ACTIVE' }],
+    listings: [{ languageCode: app.defaultLanguage, title: 'Plus', benefits: ['Radar', 'No ads'] }],
+  });
+});
+
+const newProject = async () =>
+  (await h.given.project(admin, { appStoreAppId: APP_ID, playStorePackageName: PACKAGE })).id;
+const productUrl = (project: string, store: string, productId: string, locale: string) =>
+  `/api/v1/projects/${project}/products/${store}/${encodeURIComponent(productId)}/${locale}`;
+/** The store writes the emulators saw, both stores' products. */
+const productWrites = () => [
+  ...emu.appStore.purchases.calls.filter((c) => !c.startsWith('GET')),
+  ...emu.play.productCalls.filter((c) => !c.startsWith('GET')),
+];
+
+async function synced(project: string) {
+  const res = await admin.api.post(`/api/v1/projects/${project}/sync`, {});
+  expect(res.status).toBe(200);
+  return res.body.data;
+}
+
+describe('products', () => {
+  it('syncs both stores’ products with their texts, the two Apple models side by side', async () => {
+    const project = await newProject();
+    const sync = await synced(project);
+    expect(sync.appStore).toMatchObject({ synced: true, products: 5 });
+    expect(sync.playStore).toMatchObject({ synced: true, products: 2 });
+
+    const list = (await admin.api.get(`/api/v1/projects/${project}/products`)).body.data;
+    const byId = Object.fromEntries(list.products.map((p: any) => [`${p.store}/${p.productId}`, p]));
+    expect(Object.keys(byId).sort()).toEqual([
+      'appstore/com.example.coins100',
+      'appstore/com.example.plus.monthly',
+      'appstore/com.example.pro',
+      'appstore/com.example.review',
+      'appstore/group:Plus',
+      'playstore/coins_100',
+      'playstore/plus',
+    ]);
+    expect(byId['appstore/com.example.coins100']).toMatchObject({
+      kind: 'inAppPurchase',
+      referenceName: 'Coins 100 (reference)',
+      locales: { 'de-DE': { name: '100 Münzen', description: 'Ein Haufen Münzen' } },
+      pending: 0,
+    });
+    // The version model: texts of the newest version.
+    expect(byId['appstore/com.example.pro'].locales).toEqual({
+      'en-US': { name: 'Pro', description: 'Everything' },
+    });
+    expect(byId['appstore/group:Plus']).toMatchObject({
+      kind: 'subscriptionGroup',
+      locales: { 'en-US': { name: 'Weather Plus', customAppName: 'Weather' } },
+    });
+    expect(byId['playstore/plus']).toMatchObject({
+      kind: 'subscription',
+      state: 'active',
+      locales: { 'en-US': { title: 'Plus', benefits: ['Radar', 'No ads'] } },
+    });
+    expect(list.limits.playstore.subscription.benefits).toMatchObject({ max: 40, list: { maxItems: 4 } });
+    // Reading writes nothing in either store.
+    expect(productWrites()).toEqual([]);
+  });
+
+  it('refuses every over-limit text at once before any store call, with limit and length', async () => {
+    const project = await newProject();
+    await synced(project);
+    emu.restore();
+    const refused = await admin.api.patch(productUrl(project, 'playstore', 'plus', 'en-US'), {
+      title: 'T'.repeat(56),
+      description: 'D'.repeat(81),
+      benefits: ['One', 'Two', 'Three', 'Four', 'Five'],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toEqual([
+      { field: 'title', message: 'must be at most 55 characters (has 56)', limit: 55, length: 56 },
+      { field: 'description', message: 'must be at most 80 characters (has 81)', limit: 80, length: 81 },
+      { field: 'benefits', message: 'takes at most 4 items (has 5)', limit: 4, length: 5 },
+    ]);
+    const required = await admin.api.patch(productUrl(project, 'appstore', 'com.example.coins100', 'fr-FR'), {
+      description: 'Des pièces',
+    });
+    expect(required.status).toBe(400);
+    expect(required.body.error.details[0]).toMatchObject({ field: 'name' });
+    const unknown = await admin.api.patch(productUrl(project, 'appstore', 'com.example.coins100', 'en-US'), {
+      title: 'Coins',
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.details[0]).toMatchObject({ field: 'title' });
+    const missing = await admin.api.patch(productUrl(project, 'appstore', 'com.example.nope', 'en-US'), {
+      name: 'X',
+    });
+    expect(missing.status).toBe(404);
+    expect(emu.calls).toEqual([]);
+    expect((await admin.api.get(`/api/v1/projects/${project}/diff`)).body.data.productChangeCount).toBe(0);
+  });
+
+  it('pushes exactly the changed texts after approval, isolates a refused product, and reverts', async () => {
+    const org = await h.given.organization();
+    for (const store of ['appstore', 'playstore'] as const) {
+      await org.admin.api.request('PUT', `/api/v1/organization/credentials/${store}`, emu.credentials[store]);
+    }
+    await org.admin.api.patch('/api/v1/organization', { settings: { requireApproval: true } });
+    const project = (
+      await h.given.project(org.admin, { appStoreAppId: APP_ID, playStorePackageName: PACKAGE })
+    ).id;
+    const api = (await h.given.member(org, 'member')).api;
+    expect((await api.post(`/api/v1/projects/${project}/sync`, {})).status).toBe(200);
+
+    const edits: [string, string, string, Record<string, unknown>][] = [
+      ['appstore', 'com.example.coins100', 'en-US', { description: 'A big pile of coins' }],
+      ['appstore', 'com.example.coins100', 'fr-FR', { name: '100 pièces', description: 'Un tas de pièces' }],
+      ['appstore', 'com.example.pro', 'en-US', { name: 'Pro forever' }],
+      ['appstore', 'com.example.review', 'en-US', { name: 'Reviewed' }],
+      ['appstore', 'group:Plus', 'en-US', { customAppName: null }],
+      ['playstore', 'coins_100', 'en-US', { title: 'A hundred coins' }],
+      ['playstore', 'plus', 'en-US', { benefits: ['Radar', 'No ads', 'Widgets'] }],
+    ];
+    for (const [store, productId, locale, fields] of edits) {
+      const res = await api.patch(productUrl(project, store, productId, locale), fields);
+      expect(res.status, `${store}/${productId}/${locale}`).toBe(200);
+    }
+
+    const diff = (await api.get(`/api/v1/projects/${project}/diff`)).body.data;
+    expect(diff.productChangeCount).toBe(8);
+    expect(diff.counts).toMatchObject({ appstore: { products: 6 }, playstore: { products: 2 } });
+    expect(diff.products.playstore.plus['en-US'].benefits).toEqual({
+      old: 'Radar\nNo ads',
+      new: 'Radar\nNo ads\nWidgets',
+    });
+    const refused = await api.post(`/api/v1/projects/${project}/push`, {});
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('APPROVAL_REQUIRED');
+
+    const dry = (await api.post(`/api/v1/projects/${project}/push`, { dryRun: true, store: 'playstore' }))
+      .body.data;
+    expect(dry.productChangeCount).toBe(2);
+    expect(dry.counts).toEqual({
+      playstore: { fields: 0, media: 0, releaseNotes: 0, products: 2, removedLocales: 0 },
+    });
+
+    const approval = await org.admin.api.post(`/api/v1/projects/${project}/approvals`);
+    expect(approval.status).toBe(201);
+    expect(approval.body.data.hash).toBe(diff.hash);
+    emu.appStore.purchases.calls.length = 0;
+    emu.play.productCalls.length = 0;
+    const push = await api.post(`/api/v1/projects/${project}/push`, { include: ['products'] });
+    expect(push.status).toBe(200);
+    const result = push.body.data;
+    // The product in review is refused by App Store Connect; every other product is written.
+    expect(result.failures).toEqual([
+      {
+        store: 'appstore',
+        locale: 'en-US',
+        field: 'products.com.example.review.name',
+        error: expect.objectContaining({ code: 'STATE_ERROR' }),
+      },
+    ]);
+    expect(result.appStore).toMatchObject({ pushed: false, products: 3 });
+    expect(result.playStore).toMatchObject({ pushed: true, products: 2 });
+    // Exactly the changed texts, one call each (the refused one tried once); the ids are the emulator's.
+    const normalized = productWrites().map((c) => c.replace(/Localizations\/[\w-]+$/, 'Localizations/:id'));
+    expect(normalized.sort()).toEqual(
+      [
+        'PATCH /v1/inAppPurchaseLocalizations/:id', // coins en-US description
+        'PATCH /v1/inAppPurchaseLocalizations/:id', // review en-US: refused (IN_REVIEW)
+        'POST /v1/inAppPurchaseLocalizations', // coins fr-FR, a new locale
+        'POST /v1/inAppPurchaseVersions', // pro: a draft version to write into
+        'PATCH /v2/inAppPurchaseLocalizations/:id', // pro en-US name, on the draft
+        'PATCH /v1/subscriptionGroupLocalizations/:id', // group: custom app name cleared
+        'PUT inappproducts/coins_100',
+        'PATCH subscriptions/plus',
+      ].sort(),
+    );
+
+    // What the stores now hold.
+    const coins = emu.appStore.purchases.localizationsOf('v1', 'iap-coins');
+    expect(Object.fromEntries(coins.map((l) => [l.locale, l.texts]))).toEqual({
+      'en-US': { name: '100 Coins', description: 'A big pile of coins' },
+      'de-DE': { name: '100 Münzen', description: 'Ein Haufen Münzen' },
+      'fr-FR': { name: '100 pièces', description: 'Un tas de pièces' },
+    });
+    const proVersions = emu.appStore.purchases.versionsOf('iap-pro');
+    expect(proVersions.map((v) => v.state)).toEqual(['APPROVED', 'PREPARE_FOR_SUBMISSION']);
+    expect(emu.appStore.purchases.localizationsOf('v2', proVersions[1]!.id)[0]!.texts).toEqual({
+      name: 'Pro forever',
+      description: 'Everything',
+    });
+    const play = emu.play.apps.get(PACKAGE)!;
+    expect(play.inAppProducts.get('coins_100')!.listings['en-US']).toEqual({
+      title: 'A hundred coins',
+      description: 'A bag of coins',
+    });
+    expect(play.subscriptions.get('plus')!.listings[0]!.benefits).toEqual(['Radar', 'No ads', 'Widgets']);
+
+    // Only the refused text is still pending.
+    const after = (await api.get(`/api/v1/projects/${project}/diff`)).body.data;
+    expect(after.productChangeCount).toBe(1);
+    expect(Object.keys(after.products.appstore)).toEqual(['com.example.review']);
+
+    // Revert: the fr-FR name back to nothing would clear a required text — refused; en-US description goes back.
+    const url = productUrl(project, 'appstore', 'com.example.coins100', 'en-US');
+    const history = (await api.get(`${url}/history`)).body.data.entries;
+    expect(history[0]).toMatchObject({
+      field: 'description',
+      old: 'A pile of coins',
+      new: 'A big pile of coins',
+      source: 'edit',
+    });
+    const reverted = await api.post(`/api/v1/projects/${project}/products/revert`, {
+      historyId: history[0].id,
+    });
+    expect(reverted.status).toBe(200);
+    expect(reverted.body.data.fields.description).toMatchObject({
+      value: 'A pile of coins',
+      base: 'A big pile of coins',
+      state: 'modified',
+    });
+    const frHistory = (
+      await api.get(`${productUrl(project, 'appstore', 'com.example.coins100', 'fr-FR')}/history`)
+    ).body.data.entries;
+    const frName = frHistory.find((e: any) => e.field === 'name');
+    const clear = await api.post(`/api/v1/projects/${project}/products/revert`, { historyId: frName.id });
+    expect(clear.status).toBe(400);
+    expect(clear.body.error.details[0]).toMatchObject({ field: 'historyId' });
+  });
+
+  it('merges a store change three-way: an untouched text follows, an edited one becomes a conflict', async () => {
+    const project = await newProject();
+    await synced(project);
+    await admin.api.patch(productUrl(project, 'playstore', 'coins_100', 'en-US'), { title: 'Our coins' });
+    const play = emu.play.apps.get(PACKAGE)!;
+    play.inAppProducts.get('coins_100')!.listings['en-US'] = {
+      title: 'Their coins',
+      description: 'A new bag',
+    };
+    const sync = await synced(project);
+    expect(sync.conflicts).toEqual([
+      {
+        store: 'playstore',
+        locale: 'en-US',
+        field: 'products.coins_100.title',
+        localValue: 'Our coins',
+        storeValue: 'Their coins',
+      },
+    ]);
+    const view = (await admin.api.get(productUrl(project, 'playstore', 'coins_100', 'en-US'))).body.data;
+    expect(view.fields.title).toMatchObject({
+      value: 'Our coins',
+      state: 'conflict',
+      storeValue: 'Their coins',
+    });
+    expect(view.fields.description).toMatchObject({
+      value: 'A new bag',
+      base: 'A new bag',
+      state: 'unchanged',
+    });
+    // A conflict is left out of a push, said as such, and nothing is written.
+    emu.play.productCalls.length = 0;
+    const push = (await admin.api.post(`/api/v1/projects/${project}/push`, { store: 'playstore' })).body.data;
+    expect(push.failures).toEqual([
+      expect.objectContaining({
+        locale: 'en-US',
+        field: 'products.coins_100.title',
+        error: expect.objectContaining({ code: 'CONFLICT' }),
+      }),
+    ]);
+    expect(emu.play.productCalls).toEqual([]);
+    // A product gone from the store goes from here.
+    play.subscriptions.delete('plus');
+    await synced(project);
+    const list = (await admin.api.get(`/api/v1/projects/${project}/products?store=playstore`)).body.data
+      .products;
+    expect(list.map((p: any) => p.productId)).toEqual(['coins_100']);
+  });
+});

@@ -15,6 +15,7 @@ import { mediaCommands } from './commands/media.js';
 import { organizationCommands } from './commands/organizations.js';
 import { processCommands } from './commands/process.js';
 import { releasesCommands } from './commands/releases.js';
+import { productsCommands } from './commands/products.js';
 import { secretsCommands } from './commands/secrets.js';
 import { translationsCommands } from './commands/translations.js';
 
@@ -45,6 +46,7 @@ export const COMMAND_OPERATIONS = {
   'releases list': 'releases.list',
   'releases create-version': 'releases.create',
   'releases notes': 'releaseNotes.list',
+  'products list': 'products.list',
   'translations status': 'translations.status',
   'translations export': 'translations.export',
   'translations import': 'translations.import',
@@ -64,6 +66,7 @@ const COMMAND_GROUPS: ((program: Command, output: () => Output) => void)[] = [
   listingsCommands,
   mediaCommands,
   releasesCommands,
+  productsCommands,
   translationsCommands,
 ];
 

@@ -14,6 +14,7 @@ import { mediaTools } from './tools/media.js';
 import { organizationTools } from './tools/organization.js';
 import { projectTools } from './tools/projects.js';
 import { releaseTools } from './tools/releases.js';
+import { productTools } from './tools/products.js';
 import { syncTools } from './tools/sync.js';
 import { translationTools } from './tools/translations.js';
 
@@ -56,6 +57,11 @@ export const TOOL_OPERATIONS = {
   create_app_store_version: ['releases.create'],
   get_release_notes: ['releaseNotes.list'],
   update_release_notes: ['releaseNotes.updateAppStore', 'releaseNotes.updatePlay'],
+  list_products: ['products.list'],
+  get_product: ['products.get'],
+  update_product: ['products.update'],
+  get_product_history: ['products.history'],
+  revert_product_text: ['products.revert'],
   get_translations: ['translations.status', 'translations.get'],
   machine_translate: ['translations.machine'],
   accept_translations: ['translations.accept'],
@@ -79,6 +85,7 @@ const TOOL_GROUPS: ((server: McpServer, ctx: RequestContext, services: Services)
   organizationTools,
   mediaTools,
   releaseTools,
+  productTools,
   translationTools,
 ];
 

@@ -378,6 +378,37 @@ describe('appmeta CLI', () => {
     expect(notes.stdout.trim()).toBe('App Store 2.0 (PREPARE_FOR_SUBMISSION)');
   });
 
+  it('products list shows what the last sync read of both stores’ purchases', async () => {
+    const emu = await startEmulators();
+    onTestFinished(() => emu.close());
+    const org = await h.given.organization();
+    const project = (await h.given.project(org.admin, { appStoreAppId: APP_ID })).id;
+    const empty = await runCli(['products', 'list', '--project', project], env);
+    expect(empty.stdout.trim()).toBe('No products: sync the project first (or the apps have none)');
+    emu.appStore.purchases.load(APP_ID, [
+      {
+        id: 'iap-1',
+        productId: 'com.example.coins',
+        name: 'Coins',
+        localizations: { 'en-US': { name: 'Coins' } },
+      },
+    ]);
+    // The same database, served by an instance that reaches the emulators.
+    const served = await startHarness({ database, env: emu.env });
+    onTestFinished(() => served.close());
+    const api = served.client(org.admin.apiKey);
+    await api.request('PUT', '/api/v1/organization/credentials/appstore', emu.credentials.appstore);
+    expect((await api.post(`/api/v1/projects/${project}/sync`, { include: ['products'] })).status).toBe(200);
+    const edited = await api.patch(`/api/v1/projects/${project}/products/appstore/com.example.coins/de-DE`, {
+      name: 'Münzen',
+    });
+    expect(edited.status).toBe(200);
+    const listed = await runCli(['products', 'list', '--project', project], env);
+    expect(listed.stdout.trim()).toBe(
+      'appstore  inAppPurchase  com.example.coins  APPROVED  locales: de-DE,en-US  pending: 1',
+    );
+  });
+
   it('listings import and export work against a directory in the fastlane layout', async () => {
     const org = await h.given.organization();
     const project = (

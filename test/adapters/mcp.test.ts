@@ -82,6 +82,11 @@ describe('MCP endpoint at /mcp', () => {
         'create_app_store_version',
         'get_release_notes',
         'update_release_notes',
+        'list_products',
+        'get_product',
+        'update_product',
+        'get_product_history',
+        'revert_product_text',
       ].sort(),
     );
     for (const tool of tools) {

@@ -6,6 +6,8 @@
  * (the emulators' call logs compared), reverted, merged three-way with a conflict, and a store's
  * refusal of one product leaving the others written.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from '../support/emulators.js';
 import { startHarness, type Actor, type Harness } from '../support/harness.js';
@@ -368,5 +370,52 @@ describe('products', () => {
     const list = (await admin.api.get(`/api/v1/projects/${project}/products?store=playstore`)).body.data
       .products;
     expect(list.map((p: any) => p.productId)).toEqual(['coins_100']);
+  });
+});
+
+describe('products over MCP', () => {
+  it('lists, edits (limits checked as REST does) and previews a push of products', async () => {
+    const project = await newProject();
+    await synced(project);
+    const url = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const client = new Client({ name: 'appmeta-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${admin.apiKey}` } },
+      }),
+    );
+    try {
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const result = await client.callTool({ name, arguments: args });
+        return { isError: result.isError === true, data: result.structuredContent as any, result };
+      };
+      const listed = await call('list_products', { projectId: project, store: 'playstore' });
+      expect(listed.data.products.map((p: any) => p.productId)).toEqual(['coins_100', 'plus']);
+      const key = { projectId: project, store: 'playstore', productId: 'plus', locale: 'de-DE' };
+      const refused = await call('update_product', {
+        ...key,
+        fields: { title: 'x'.repeat(60), benefits: ['Radar'] },
+      });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.result.content)).toContain(
+        'title: must be at most 55 characters (has 60)',
+      );
+      const written = await call('update_product', {
+        ...key,
+        fields: { title: 'Plus', benefits: ['Radar'] },
+      });
+      expect(written.isError).toBe(false);
+      expect(written.data.fields.benefits).toMatchObject({ value: ['Radar'], base: null, state: 'modified' });
+      const dry = await call('push_project', { projectId: project, dryRun: true, include: ['products'] });
+      expect(dry.data).toMatchObject({ productChangeCount: 2, changeCount: 0 });
+      expect(dry.data.products.playstore.plus['de-DE']).toEqual({
+        title: { old: null, new: 'Plus' },
+        benefits: { old: null, new: 'Radar' },
+      });
+      const history = await call('get_product_history', key);
+      expect(history.data.entries.map((e: any) => e.field).sort()).toEqual(['benefits', 'title']);
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -18,6 +18,11 @@ export function syncTools(server: McpServer, ctx: RequestContext, services: Serv
       inputSchema: {
         projectId,
         store: storeSelection.optional(),
+        include: z
+          .array(z.enum(['listings', 'products']))
+          .min(1)
+          .optional()
+          .describe('listings (texts, media, release notes) and/or products (purchase texts); default both'),
         background: z
           .boolean()
           .optional()
@@ -43,6 +48,11 @@ export function syncTools(server: McpServer, ctx: RequestContext, services: Serv
       inputSchema: {
         projectId,
         store: storeSelection.optional(),
+        include: z
+          .array(z.enum(['listings', 'products']))
+          .min(1)
+          .optional()
+          .describe('listings (texts, media, release notes) and/or products (purchase texts); default both'),
         locales: z.array(locale).max(200).optional(),
         dryRun: z.boolean().optional().describe('Only report what would be pushed'),
         prune: z

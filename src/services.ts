@@ -168,6 +168,7 @@ export function createServices(deps: ServiceDeps) {
     audit,
     outbox,
     limits: deps.config.productLimits,
+    textsChanged,
   });
   const storeMedia = createStoreMedia({ db, clock, blobs, organizations });
   const sync = createSyncService({
@@ -312,7 +313,15 @@ export function createServices(deps: ServiceDeps) {
     mediaTransfer: createMediaTransfer({ db, clock, blobs, projects, organizations, audit }),
     mediaCollection: createMediaCollection({ db, clock, blobs }),
     blobs,
-    translations: createTranslationsService({ db, clock, audit, projects, writer }),
+    translations: createTranslationsService({
+      db,
+      clock,
+      audit,
+      projects,
+      writer,
+      productWriter: products.writer,
+      productLimits: deps.config.productLimits,
+    }),
     machineTranslation: createMachineTranslation({
       db,
       clock,
@@ -325,6 +334,7 @@ export function createServices(deps: ServiceDeps) {
         const org = await organizations.find(db, organizationId);
         return org === undefined ? [] : parseSettings(org.settings).doNotTranslate;
       },
+      productLimits: deps.config.productLimits,
     }),
     glossaries,
   };

@@ -556,6 +556,28 @@ const TOOL_CASES: Record<
       return { projectId: s.project, versionString: `5.${versionsMade}` };
     },
   },
+  update_product: {
+    kind: 'locale',
+    args: async (s) => {
+      await playProduct(s);
+      return {
+        projectId: s.project,
+        store: 'playstore',
+        productId: 'coins_100',
+        locale: s.locale,
+        fields: { title: '100 Münzen' },
+      };
+    },
+  },
+  revert_product_text: {
+    kind: 'locale',
+    args: async (s) => {
+      const url = await playProduct(s, '100 Münzen');
+      await admin.api.patch(url, { title: 'Hundert Münzen' });
+      const history = await admin.api.get(`${url}/history`);
+      return { projectId: s.project, historyId: history.body.data.entries[0].id };
+    },
+  },
   update_release_notes: {
     kind: 'locale',
     args: async (s) => {

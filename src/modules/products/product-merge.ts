@@ -8,12 +8,23 @@ import { newId } from '../../shared/ids.js';
 import { productFieldNames, type ProductLimits } from '../../shared/product-fields.js';
 import type { Store } from '../../shared/stores.js';
 import type { AuditActor } from '../audit/index.js';
-import { mergeField, type Conflict } from '../listings/index.js';
+import { mergeField, type Conflict, type TextChange, type TextsChanged } from '../listings/index.js';
 import { lockProject } from '../projects/index.js';
 import { productsRepository as repo, type TextHistoryRow, type TextRow } from './products.repository.js';
 
-/** How a product text is named where one field name is expected (conflicts, failures). */
+/**
+ * How a product text is named where one field name is expected (conflicts, failures, translation
+ * records, XLIFF units): `products.<productId>.<field>`. Product ids may hold dots, field names never.
+ */
 export const productField = (productId: string, field: string) => `products.${productId}.${field}`;
+
+/** The product and field a `products.<productId>.<field>` name stands for; null for a listing field. */
+export function parseProductField(name: string): { productId: string; field: string } | null {
+  if (!name.startsWith('products.')) return null;
+  const dot = name.lastIndexOf('.');
+  if (dot <= 'products.'.length) return null;
+  return { productId: name.slice('products.'.length, dot), field: name.slice(dot + 1) };
+}
 
 export interface ProductMerge {
   products: number;
@@ -33,6 +44,8 @@ export async function mergeProducts(
   incoming: StoreProduct[],
   limits: ProductLimits,
   at: string,
+  /** The translation bookkeeping, told of the texts the store changed here. */
+  textsChanged?: TextsChanged,
 ): Promise<ProductMerge> {
   await lockProject(db, scope.projectId);
   const known = await repo.products(db, scope.projectId, store);
@@ -42,6 +55,7 @@ export async function mergeProducts(
   const byKey = new Map(rows.map((r) => [key(r.product_id, r.locale, r.field), r]));
   const result: ProductMerge = { products: incoming.length, conflicts: [], changedTexts: 0 };
   const history: TextHistoryRow[] = [];
+  const changes: TextChange[] = [];
   const seen = new Set<string>();
 
   for (const product of incoming) {
@@ -94,6 +108,13 @@ export async function mergeProducts(
         if (next.value !== value) {
           result.changedTexts += 1;
           history.push(historyRow(updated, value, 'sync', scope.actor, at));
+          changes.push({
+            store,
+            locale,
+            field: productField(product.productId, field),
+            before: value,
+            after: next.value,
+          });
         }
       }
     }
@@ -111,6 +132,7 @@ export async function mergeProducts(
     if (untouched && row.base !== null) await repo.deleteText(db, { ...scopeKey(row), field: row.field });
   }
   await repo.insertHistory(db, history);
+  if (changes.length > 0) await textsChanged?.(db, scope.projectId, changes);
   return result;
 }
 

@@ -12,6 +12,7 @@ import type { OperationId } from '../access/operations.js';
 import { requireLocalesInScope, type RequestContext } from '../access/index.js';
 import { actorOf, type AuditLog } from '../audit/index.js';
 import type { Outbox } from '../events/index.js';
+import type { TextChange, TextsChanged } from '../listings/index.js';
 import { isLinked, lockProject, STORE_IDENTIFIER, type ProjectsService } from '../projects/index.js';
 import { historyRow, productField } from './product-merge.js';
 import {
@@ -28,6 +29,8 @@ export interface ProductWriterDeps {
   audit: Pick<AuditLog, 'record'>;
   outbox: Pick<Outbox, 'emit'>;
   limits: ProductLimits;
+  /** The translation bookkeeping, told of every product text changed, in the change's transaction. */
+  textsChanged?: TextsChanged;
 }
 
 export interface ProductEdit {
@@ -36,14 +39,22 @@ export interface ProductEdit {
   locale: string;
   /** field → text; null clears an optional text. */
   fields: Record<string, string | null>;
+  /** field → the source text it is a translation of (an XLIFF unit's source, a draft's). */
+  translatedFrom?: Record<string, string | null>;
 }
 
-export type ProductEditSource = 'edit' | 'revert';
+/** `translation` and `import` are audited by the translations module, as one entry with the listings. */
+export type ProductEditSource = 'edit' | 'revert' | 'translation' | 'import';
 
-const ACTION: Record<ProductEditSource, OperationId> = { edit: 'products.update', revert: 'products.revert' };
+const ACTION: Record<ProductEditSource, OperationId | null> = {
+  edit: 'products.update',
+  revert: 'products.revert',
+  translation: null,
+  import: null,
+};
 
 export function createProductWriter(deps: ProductWriterDeps) {
-  const { db, clock, projects, audit, outbox, limits } = deps;
+  const { db, clock, projects, audit, outbox, limits, textsChanged } = deps;
 
   /** Every problem with the edits, each named by `fieldOf`; the products they are for. */
   async function check(
@@ -98,14 +109,13 @@ export function createProductWriter(deps: ProductWriterDeps) {
     return products;
   }
 
-  /** Writes checked edits with history, audit and an event; answers the rows as written. */
-  return async function writeProductTexts(
+  /** Every check of a batch of edits, before anything is written: linked stores, scope, limits. */
+  async function checkAll(
     ctx: RequestContext,
     projectId: string,
     edits: ProductEdit[],
-    source: ProductEditSource,
-    fieldOf: (i: number, name: string) => string = (_i, name) => name,
-  ): Promise<TextRow[]> {
+    fieldOf: (i: number, name: string) => string,
+  ) {
     const project = await projects.require(ctx, projectId);
     for (const edit of edits) {
       if (!isLinked(project, edit.store)) {
@@ -123,11 +133,21 @@ export function createProductWriter(deps: ProductWriterDeps) {
       throw invalid('Name at least one text to change', [{ field: 'body', message: 'no texts given' }]);
     }
     await check(projectId, edits, fieldOf);
+  }
+
+  /** Writes checked edits in the caller's transaction (the project locked) with history and events. */
+  async function apply(
+    trx: Executor,
+    ctx: RequestContext,
+    projectId: string,
+    edits: ProductEdit[],
+    source: ProductEditSource,
+  ): Promise<TextRow[]> {
     const at = clock.now().toISOString();
     const actor = actorOf(ctx);
-    return db.transaction().execute(async (trx) => {
-      await lockProject(trx, projectId);
+    {
       const written: TextRow[] = [];
+      const changes: TextChange[] = [];
       const history: TextHistoryRow[] = [];
       for (const edit of edits) {
         const current = new Map(
@@ -158,19 +178,33 @@ export function createProductWriter(deps: ProductWriterDeps) {
             if (before !== undefined) await repo.deleteText(trx, { projectId, ...edit, field });
           } else await repo.upsertText(trx, row);
           written.push(row);
-          if ((before?.value ?? null) !== value)
+          if ((before?.value ?? null) !== value) {
             history.push(historyRow(row, before?.value ?? null, source, actor, at));
+            changes.push({
+              store: edit.store,
+              locale: edit.locale,
+              field: productField(edit.productId, field),
+              before: before?.value ?? null,
+              after: value,
+              ...(edit.translatedFrom !== undefined &&
+                Object.hasOwn(edit.translatedFrom, field) && { translatedFrom: edit.translatedFrom[field] }),
+            });
+          }
         }
       }
       await repo.insertHistory(trx, history);
       if (history.length === 0) return written;
-      await audit.record(
-        trx,
-        ctx,
-        ACTION[source],
-        { type: 'product', id: edits.map((e) => e.productId).join(','), projectId },
-        { texts: history.map((h) => `${h.store}/${h.product_id}/${h.locale}/${h.field}`) },
-      );
+      await textsChanged?.(trx, projectId, changes);
+      const action = ACTION[source];
+      if (action !== null) {
+        await audit.record(
+          trx,
+          ctx,
+          action,
+          { type: 'product', id: edits.map((e) => e.productId).join(','), projectId },
+          { texts: history.map((h) => `${h.store}/${h.product_id}/${h.locale}/${h.field}`) },
+        );
+      }
       for (const edit of edits) {
         const fields = history
           .filter(
@@ -189,8 +223,27 @@ export function createProductWriter(deps: ProductWriterDeps) {
         });
       }
       return written;
-    });
+    }
+  }
+
+  return {
+    check: checkAll,
+    apply,
+    /** Checks, then writes in a transaction of its own: edits and reverts. */
+    async write(
+      ctx: RequestContext,
+      projectId: string,
+      edits: ProductEdit[],
+      source: ProductEditSource,
+      fieldOf: (i: number, name: string) => string = (_i, name) => name,
+    ): Promise<TextRow[]> {
+      await checkAll(ctx, projectId, edits, fieldOf);
+      return db.transaction().execute(async (trx) => {
+        await lockProject(trx, projectId);
+        return apply(trx, ctx, projectId, edits, source);
+      });
+    },
   };
 }
 
-export type WriteProductTexts = ReturnType<typeof createProductWriter>;
+export type ProductWriter = ReturnType<typeof createProductWriter>;

@@ -51,7 +51,8 @@ const stateOf = (row: TextRow): ProductFieldView['state'] =>
 
 export function createProductsService(deps: ProductsServiceDeps) {
   const { db, clock, projects, limits } = deps;
-  const write = createProductWriter(deps);
+  const writer = createProductWriter(deps);
+  const write = writer.write;
 
   const requireProduct = async (projectId: string, store: Store, productId: string): Promise<ProductRow> => {
     const product = await repo.product(db, projectId, store, productId);
@@ -89,6 +90,9 @@ export function createProductsService(deps: ProductsServiceDeps) {
   }
 
   return {
+    /** The writer itself, for translations: check edits first, then write them in the caller's transaction. */
+    writer,
+
     /** Every product of both stores with its texts per locale, as the last sync read them. */
     async list(ctx: RequestContext, projectId: string, query: { store?: Store } = {}) {
       authorize(ctx, 'products.list');

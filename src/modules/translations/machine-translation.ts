@@ -14,11 +14,13 @@ import type { Clock } from '../../shared/clock.js';
 import { STORES, type Store } from '../../shared/stores.js';
 import { authorize, requireLocalesInScope, type RequestContext } from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
-import { codePoints, ruleOf } from '../listings/index.js';
+import { codePoints } from '../listings/index.js';
+import type { ProductLimits } from '../../shared/product-fields.js';
+import { createEntryRules } from './entry-rules.js';
 import type { ProjectsService } from '../projects/index.js';
 import type { Glossaries } from './glossaries.js';
 import { entriesOf, readMatrix, storeLocaleOf, type MatrixEntry } from './translation-matrix.js';
-import { draftFit, hashText, isTranslatable, type TranslationState } from './translation-state.js';
+import { hashText, isTranslatable, type TranslationState } from './translation-state.js';
 import { translationsRepository as repo } from './translations.repository.js';
 
 /** Texts per provider request, and their characters: well inside DeepL's 50 texts and 128 KiB. */
@@ -152,8 +154,10 @@ export function createMachineTranslation(deps: {
   apiKeyOf: (organizationId: string) => Promise<string | null>;
   /** The organization's do-not-translate terms (its settings). */
   keptTermsOf: (organizationId: string) => Promise<readonly string[]>;
+  productLimits: ProductLimits;
 }) {
   const { db, clock, audit, projects, provider, glossaries, apiKeyOf, keptTermsOf } = deps;
+  const rules = createEntryRules(deps.productLimits);
 
   /** Translates the texts of one target language; answers text → translation, or the error. */
   async function translateAll(
@@ -206,7 +210,7 @@ export function createMachineTranslation(deps: {
     async translate(ctx: RequestContext, projectId: string, request: MachineRequest): Promise<MachineResult> {
       authorize(ctx, 'translations.machine');
       await projects.require(ctx, projectId);
-      const matrix = await readMatrix(db, ctx.organizationId, projectId);
+      const matrix = await readMatrix(db, ctx.organizationId, projectId, deps.productLimits);
       const details = checkRequest(request, matrix.sourceLocale);
       if (details.length > 0) {
         throw invalid(
@@ -262,9 +266,12 @@ export function createMachineTranslation(deps: {
           });
           continue;
         }
-        const texts =
-          ruleOf(entry.store, entry.field)?.kind === 'keywords'
-            ? splitKeywords(entry.source!)
+        const rule = rules.ruleOf(entry);
+        // Keywords and list items (benefits) are translated one by one.
+        const texts = rule.keywords
+          ? splitKeywords(entry.source!)
+          : rule.list
+            ? entry.source!.split('\n')
             : [entry.source!];
         byLanguage.set(language, [...(byLanguage.get(language) ?? []), { entry, texts }]);
       }
@@ -294,11 +301,10 @@ export function createMachineTranslation(deps: {
         billed += result.billed;
         for (const { entry, texts: parts } of jobs) {
           const translated = parts.map((text) => result.translations.get(text)!);
-          const rule = ruleOf(entry.store, entry.field)!;
-          const { text, note } =
-            rule.kind === 'keywords'
-              ? joinKeywords(translated, rule.max!)
-              : { text: translated[0]!, note: null };
+          const rule = rules.ruleOf(entry);
+          const { text, note } = rule.keywords
+            ? joinKeywords(translated, rule.max!)
+            : { text: rule.list ? translated.join('\n') : translated[0]!, note: null };
           await repo.setDraft(db, {
             project_id: projectId,
             store: entry.store,
@@ -319,7 +325,7 @@ export function createMachineTranslation(deps: {
             store: entry.store,
             locale: entry.locale,
             field: entry.field,
-            ...draftFit(entry.store, entry.field, text),
+            ...rules.fitOf(entry, text),
             note,
           });
         }

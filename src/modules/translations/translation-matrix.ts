@@ -7,6 +7,9 @@
 import type { Executor } from '../../db/database.js';
 import { isStoreLocale, mapLocale, STORES, type Store } from '../../shared/stores.js';
 import { listingsWithFields } from '../listings/index.js';
+import { productField, productsRepository } from '../products/index.js';
+import { productFieldNames, type ProductLimits } from '../../shared/product-fields.js';
+import type { ProductRef } from './entry-rules.js';
 import {
   stateOf,
   translatableFields,
@@ -26,6 +29,8 @@ export interface MatrixEntry {
   /** The source text the target was translated from, when known. */
   translatedFrom: string | null;
   draft: Draft | null;
+  /** A product's text (field `products.<productId>.<field>`): which product and field. */
+  product?: ProductRef;
 }
 
 export interface Matrix {
@@ -34,6 +39,8 @@ export interface Matrix {
   stores: Store[];
   /** Per store, the source texts of its translatable fields. */
   sources: Partial<Record<Store, Record<string, string>>>;
+  /** Per store, the product texts among the sources: field name → product and field. */
+  products: Partial<Record<Store, Record<string, ProductRef>>>;
   entries: MatrixEntry[];
 }
 
@@ -59,11 +66,18 @@ export function storeLocaleOf(store: Store, locale: string): string | null {
   return isStoreLocale(other, locale) ? mapLocale(other, store, locale) : null;
 }
 
-export async function readMatrix(db: Executor, organizationId: string, projectId: string): Promise<Matrix> {
-  const [sourceLocale, listings, rows] = await Promise.all([
+export async function readMatrix(
+  db: Executor,
+  organizationId: string,
+  projectId: string,
+  limits: ProductLimits,
+): Promise<Matrix> {
+  const [sourceLocale, listings, rows, products, productTexts] = await Promise.all([
     repo.sourceLocaleOf(db, projectId),
     listingsWithFields(db, organizationId, projectId),
     repo.listStates(db, projectId),
+    productsRepository.products(db, projectId),
+    productsRepository.texts(db, projectId),
   ]);
   const active = listings.filter((l) => l.status === 'active');
   const records = new Map(rows.map((row) => [`${row.store}/${row.locale}/${row.field}`, toRecord(row)]));
@@ -73,7 +87,11 @@ export async function readMatrix(db: Executor, organizationId: string, projectId
   };
   const stores: Store[] = [];
   const sources: Matrix['sources'] = {};
+  const productRefs: Matrix['products'] = {};
   const entries: MatrixEntry[] = [];
+  const productText = new Map(
+    productTexts.map((t) => [`${t.store}/${t.locale}/${productField(t.product_id, t.field)}`, t.value]),
+  );
   for (const store of STORES) {
     const sourceHere = storeLocaleOf(store, sourceLocale);
     const source = sourceHere === null ? undefined : valuesOf(store, sourceHere);
@@ -112,8 +130,47 @@ export async function readMatrix(db: Executor, organizationId: string, projectId
         });
       }
     }
+    // Products: each translated into its own locales and every locale the app is listed in.
+    for (const product of products.filter((p) => p.store === store)) {
+      const refs = productFieldNames(limits, store, product.kind).map((name) => ({
+        key: productField(product.product_id, name),
+        ref: { productId: product.product_id, kind: product.kind, field: name },
+      }));
+      const withSource = refs.filter(
+        ({ key }) => (productText.get(`${store}/${sourceHere}/${key}`) ?? null) !== null,
+      );
+      if (withSource.length === 0) continue;
+      for (const { key, ref } of withSource) {
+        (sources[store] ??= {})[key] = productText.get(`${store}/${sourceHere}/${key}`)!;
+        (productRefs[store] ??= {})[key] = ref;
+      }
+      const productLocales = new Set(locales);
+      for (const t of productTexts) {
+        if (t.store === store && t.product_id === product.product_id) productLocales.add(t.locale);
+      }
+      productLocales.delete(sourceHere!);
+      for (const locale of [...productLocales].sort()) {
+        for (const { key, ref } of refs) {
+          const sourceText = productText.get(`${store}/${sourceHere}/${key}`) ?? null;
+          const targetText = productText.get(`${store}/${locale}/${key}`) ?? null;
+          const record = records.get(`${store}/${locale}/${key}`);
+          if (sourceText === null && targetText === null && !record?.draft) continue;
+          entries.push({
+            store,
+            locale,
+            field: key,
+            state: stateOf(targetText, record, sourceText),
+            source: sourceText,
+            target: targetText,
+            translatedFrom: record?.sourceValue ?? null,
+            draft: record?.draft ?? null,
+            product: ref,
+          });
+        }
+      }
+    }
   }
-  return { sourceLocale, stores, sources, entries };
+  return { sourceLocale, stores, sources, products: productRefs, entries };
 }
 
 /**
@@ -126,13 +183,14 @@ export function entriesOf(matrix: Matrix, locale: string): MatrixEntry[] {
   for (const store of matrix.stores) {
     const here = storeLocaleOf(store, locale);
     if (here === null) continue;
-    const known = matrix.entries.filter((entry) => entry.store === store && entry.locale === here);
-    if (known.length > 0) {
-      out.push(...known);
-      continue;
-    }
     if (here === storeLocaleOf(store, matrix.sourceLocale)) continue;
+    const known = matrix.entries.filter((entry) => entry.store === store && entry.locale === here);
+    out.push(...known);
+    // Whatever the source has that this locale has no entry for yet is wholly missing here.
+    const fields = new Set(known.map((entry) => entry.field));
     for (const [field, source] of Object.entries(matrix.sources[store] ?? {})) {
+      if (fields.has(field)) continue;
+      const product = matrix.products[store]?.[field];
       out.push({
         store,
         locale: here,
@@ -142,6 +200,7 @@ export function entriesOf(matrix: Matrix, locale: string): MatrixEntry[] {
         target: null,
         translatedFrom: null,
         draft: null,
+        ...(product !== undefined && { product }),
       });
     }
   }

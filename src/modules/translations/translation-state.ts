@@ -4,8 +4,9 @@
  * dashboard all read it from here.
  */
 import { createHash } from 'node:crypto';
-import { codePoints, ruleOf, STORE_FIELDS } from '../listings/index.js';
+import { ruleOf, STORE_FIELDS } from '../listings/index.js';
 import type { Store } from '../../shared/stores.js';
+import { parseProductField } from '../products/index.js';
 
 export const TRANSLATION_STATES = ['missing', 'outdated', 'draft', 'current'] as const;
 export type TranslationState = (typeof TRANSLATION_STATES)[number];
@@ -31,8 +32,9 @@ export interface Draft {
 export const hashText = (value: string | null): string | null =>
   value === null ? null : createHash('sha256').update(value).digest('hex');
 
-/** Texts people translate: every text and keyword field; URLs are not translations. */
+/** Texts people translate: every text and keyword field, every product text; URLs are not translations. */
 export const isTranslatable = (store: Store, field: string): boolean => {
+  if (parseProductField(field) !== null) return true;
   const rule = ruleOf(store, field);
   return rule !== undefined && rule.kind !== 'url';
 };
@@ -56,11 +58,4 @@ export function stateOf(
   if (target === null) return 'missing';
   if (record === undefined) return 'current';
   return record.sourceHash === hashText(source) ? 'current' : 'outdated';
-}
-
-/** A draft's length against its field's limit: over the limit it is marked and cannot be accepted. */
-export function draftFit(store: Store, field: string, text: string) {
-  const limit = ruleOf(store, field)?.max ?? null;
-  const length = codePoints(text);
-  return { length, limit, overLimit: limit !== null && length > limit };
 }

@@ -2,6 +2,7 @@ import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { TranslationGlossariesTable, TranslationStatesTable } from '../../db/tables.js';
 import { parseSettings } from '../organizations/index.js';
+import { parseProductField } from '../products/index.js';
 
 export type StateRow = TranslationStatesTable;
 
@@ -81,7 +82,7 @@ async function deleteProjectStates(db: Executor, projectId: string): Promise<voi
 }
 
 /** The target texts of one store field across the project's other active locales. */
-const targetValues = preparedQuery(
+const listingTargetValues = preparedQuery(
   (db: Executor, projectId: string, store: string, field: string, sourceLocale: string) =>
     db
       .selectFrom('listing_fields')
@@ -108,9 +109,53 @@ const fieldValueRow = preparedQuery(
       .where('listing_fields.field', '=', field),
 );
 
-/** A field's text in one listing (null when unset or the listing is absent or removed). */
+/** The target texts of one product text across the product's other locales. */
+const productTargetValues = preparedQuery(
+  (db: Executor, projectId: string, store: string, productId: string, field: string, sourceLocale: string) =>
+    db
+      .selectFrom('product_texts')
+      .select(['locale', 'value'])
+      .where('project_id', '=', projectId)
+      .where('store', '=', store)
+      .where('product_id', '=', productId)
+      .where('field', '=', field)
+      .where('locale', '!=', sourceLocale)
+      .where('value', 'is not', null),
+);
+
+const productValueRow = preparedQuery(
+  (db: Executor, projectId: string, store: string, productId: string, locale: string, field: string) =>
+    db
+      .selectFrom('product_texts')
+      .select('value')
+      .where('project_id', '=', projectId)
+      .where('store', '=', store)
+      .where('product_id', '=', productId)
+      .where('locale', '=', locale)
+      .where('field', '=', field),
+);
+
+/** Other locales' texts of a listing field, or of a product text (`products.<id>.<field>`). */
+async function targetValues(
+  db: Executor,
+  projectId: string,
+  store: string,
+  field: string,
+  sourceLocale: string,
+) {
+  const product = parseProductField(field);
+  return product === null
+    ? listingTargetValues(db, projectId, store, field, sourceLocale)
+    : productTargetValues(db, projectId, store, product.productId, product.field, sourceLocale);
+}
+
+/** A field's text in one listing, or a product text's (null when unset or absent). */
 async function fieldValue(db: Executor, projectId: string, store: string, locale: string, field: string) {
-  const [row] = await fieldValueRow(db, projectId, store, locale, field);
+  const product = parseProductField(field);
+  const [row] =
+    product === null
+      ? await fieldValueRow(db, projectId, store, locale, field)
+      : await productValueRow(db, projectId, store, product.productId, locale, product.field);
   return row?.value ?? null;
 }
 

@@ -52,6 +52,12 @@ export const LocaleResponse = Ok(
         translatedFrom: Nullable(
           Type.String({ description: 'The source text the target was translated from, when known' }),
         ),
+        product: Type.Optional(
+          Type.Object(
+            { productId: Type.String(), kind: Type.String(), field: Type.String() },
+            { description: 'A product text (field products.<productId>.<field>): its product and field' },
+          ),
+        ),
         draft: Nullable(
           Type.Object({
             text: Type.String(),

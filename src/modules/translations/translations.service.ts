@@ -11,11 +11,14 @@ import { STORES, type Store } from '../../shared/stores.js';
 import { authorize, requireLocalesInScope, type RequestContext } from '../access/index.js';
 import type { AuditLog } from '../audit/index.js';
 import type { ListingEdits, ListingWriter } from '../listings/index.js';
+import type { ProductEdit, ProductWriter } from '../products/index.js';
 import type { ProjectsService } from '../projects/index.js';
+import type { ProductLimits } from '../../shared/product-fields.js';
+import { createEntryRules } from './entry-rules.js';
 import { entriesOf, readMatrix, storeLocaleOf, type Matrix, type MatrixEntry } from './translation-matrix.js';
-import { draftFit, TRANSLATION_STATES, type TranslationState } from './translation-state.js';
+import { TRANSLATION_STATES, type TranslationState } from './translation-state.js';
 import { pinTranslation } from './translation-tracker.js';
-import { planImport, xliffFor, type Confirmation } from './xliff-transfer.js';
+import { addProductEdit, planImport, xliffFor, type Confirmation } from './xliff-transfer.js';
 import { parseXliff, writeXliff, XliffError, xliffText, type XliffVersion } from './xliff.js';
 
 export interface StatusItem {
@@ -39,17 +42,51 @@ export interface AcceptRequest {
   fields?: string[];
 }
 
-const withFit = (entry: MatrixEntry) =>
-  entry.draft === null ? null : { ...entry.draft, ...draftFit(entry.store, entry.field, entry.draft.text) };
-
 export function createTranslationsService(deps: {
   db: Executor;
   clock: Clock;
   audit: AuditLog;
   projects: Pick<ProjectsService, 'require'>;
   writer: ListingWriter;
+  /** Product texts are written by their own writer, in the listings' transaction. */
+  productWriter: Pick<ProductWriter, 'check' | 'apply'>;
+  productLimits: ProductLimits;
 }) {
-  const { db, clock, audit, projects, writer } = deps;
+  const { db, clock, audit, projects, writer, productWriter, productLimits } = deps;
+  const rules = createEntryRules(productLimits);
+  const withFit = (entry: MatrixEntry) =>
+    entry.draft === null ? null : { ...entry.draft, ...rules.fitOf(entry, entry.draft.text) };
+
+  /**
+   * Writes listing and product translations in one transaction, with `alsoInTransaction` after
+   * them; every check of both first. A product's problems are named `<store>/<field>` as a listing's.
+   */
+  async function writeAll(
+    ctx: RequestContext,
+    project: Awaited<ReturnType<ProjectsService['require']>>,
+    batch: ListingEdits[],
+    products: ProductEdit[],
+    source: 'import' | 'translation',
+    alsoInTransaction: (trx: Executor) => Promise<void>,
+  ) {
+    if (products.length > 0) {
+      await productWriter.check(ctx, project.id, products, (i, name) => {
+        const edit = products[i]!;
+        return `${edit.store}/products.${edit.productId}.${name}`;
+      });
+    }
+    await writer.applyAll(
+      ctx,
+      project,
+      batch,
+      source,
+      (entry: ListingEdits, field?: string) => `${entry.store}/${field ?? 'locale'}`,
+      async (trx) => {
+        if (products.length > 0) await productWriter.apply(trx, ctx, project.id, products, source);
+        await alsoInTransaction(trx);
+      },
+    );
+  }
 
   async function matrixOf(
     ctx: RequestContext,
@@ -58,7 +95,7 @@ export function createTranslationsService(deps: {
   ) {
     authorize(ctx, operation);
     const project = await projects.require(ctx, projectId);
-    return { project, matrix: await readMatrix(db, ctx.organizationId, projectId) };
+    return { project, matrix: await readMatrix(db, ctx.organizationId, projectId, productLimits) };
   }
 
   /** A target locale's entries; a code of neither store, or the source itself, is a 400. */
@@ -141,7 +178,7 @@ export function createTranslationsService(deps: {
     async exportXliff(ctx: RequestContext, projectId: string, locale: string, version: XliffVersion) {
       const { matrix } = await matrixOf(ctx, projectId, 'translations.export');
       localeEntries(matrix, locale);
-      return writeXliff(xliffFor(matrix, locale, version));
+      return writeXliff(xliffFor(matrix, locale, version, rules));
     },
 
     /** Every target locale's XLIFF in one zip, `<locale>.xlf` each. */
@@ -152,7 +189,7 @@ export function createTranslationsService(deps: {
         throw notFound(`Texts to translate (the project has no target locale beside ${matrix.sourceLocale})`);
       }
       const files = new Map(
-        locales.map((locale) => [`${locale}.xlf`, writeXliff(xliffFor(matrix, locale, version))]),
+        locales.map((locale) => [`${locale}.xlf`, writeXliff(xliffFor(matrix, locale, version, rules))]),
       );
       return packArchive(files, 'zip');
     },
@@ -176,30 +213,23 @@ export function createTranslationsService(deps: {
           [{ field, message: error.message }],
         );
       }
-      const plan = planImport(matrix, locale, doc);
+      const plan = planImport(matrix, locale, doc, rules);
       if (plan.problems.length > 0) {
         throw invalid(
           `Nothing imported: ${plan.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`,
           plan.problems,
         );
       }
-      await writer.applyAll(
-        ctx,
-        project,
-        plan.batch,
-        'import',
-        (entry: ListingEdits, field?: string) => `${entry.store}/${field ?? 'locale'}`,
-        async (trx) => {
-          await confirm(trx, projectId, plan.confirmations);
-          await audit.record(
-            trx,
-            ctx,
-            'translations.import',
-            { type: 'project', id: projectId },
-            { locale, version: doc.version, units: plan.written.map((w) => `${w.store}/${w.field}`) },
-          );
-        },
-      );
+      await writeAll(ctx, project, plan.batch, plan.productBatch, 'import', async (trx) => {
+        await confirm(trx, projectId, plan.confirmations);
+        await audit.record(
+          trx,
+          ctx,
+          'translations.import',
+          { type: 'project', id: projectId },
+          { locale, version: doc.version, units: plan.written.map((w) => `${w.store}/${w.field}`) },
+        );
+      });
       return { locale, version: doc.version, imported: plan.written, ignored: plan.ignored };
     },
 
@@ -231,7 +261,7 @@ export function createTranslationsService(deps: {
       );
       const skipped: { store: Store; field: string; reason: string }[] = [];
       const accepted = candidates.filter((entry) => {
-        const fit = draftFit(entry.store, entry.field, entry.draft!.text);
+        const fit = rules.fitOf(entry, entry.draft!.text);
         if (!fit.overLimit) return true;
         const reason = `the draft is ${fit.length} characters, over the limit of ${fit.limit}: shorten it (edit the field) first`;
         if (request.fields !== undefined)
@@ -251,6 +281,7 @@ export function createTranslationsService(deps: {
         );
       }
       const batch: ListingEdits[] = [];
+      const products: ProductEdit[] = [];
       const unchanged: Confirmation[] = [];
       for (const entry of accepted) {
         const draft = entry.draft!;
@@ -263,6 +294,10 @@ export function createTranslationsService(deps: {
           });
           continue;
         }
+        if (entry.product !== undefined) {
+          addProductEdit(products, entry.store, entry, draft.text, draft.sourceValue);
+          continue;
+        }
         let item = batch.find((b) => b.store === entry.store);
         if (item === undefined) {
           item = { store: entry.store, locale: entry.locale, edits: {}, translatedFrom: {} };
@@ -271,23 +306,16 @@ export function createTranslationsService(deps: {
         item.edits[entry.field] = draft.text;
         item.translatedFrom![entry.field] = draft.sourceValue;
       }
-      await writer.applyAll(
-        ctx,
-        project,
-        batch,
-        'translation',
-        (entry: ListingEdits, field?: string) => `${entry.store}/${field ?? 'locale'}`,
-        async (trx) => {
-          await confirm(trx, projectId, unchanged);
-          await audit.record(
-            trx,
-            ctx,
-            'translations.accept',
-            { type: 'project', id: projectId },
-            { locale, fields: accepted.map((e) => `${e.store}/${e.field}`) },
-          );
-        },
-      );
+      await writeAll(ctx, project, batch, products, 'translation', async (trx) => {
+        await confirm(trx, projectId, unchanged);
+        await audit.record(
+          trx,
+          ctx,
+          'translations.accept',
+          { type: 'project', id: projectId },
+          { locale, fields: accepted.map((e) => `${e.store}/${e.field}`) },
+        );
+      });
       return {
         locale,
         accepted: accepted.map((e) => ({ store: e.store, field: e.field })),

@@ -5,9 +5,10 @@
  */
 import type { ErrorDetail } from '../../errors.js';
 import { STORE_LABEL, STORES, type Store } from '../../shared/stores.js';
-import { checkFieldValue, ruleOf, type ListingEdits } from '../listings/index.js';
+import type { ListingEdits } from '../listings/index.js';
+import type { ProductEdit } from '../products/index.js';
+import type { EntryRules } from './entry-rules.js';
 import { entriesOf, storeLocaleOf, type Matrix, type MatrixEntry } from './translation-matrix.js';
-import { draftFit } from './translation-state.js';
 import type { XliffDocument, XliffNote, XliffState, XliffUnit, XliffVersion } from './xliff.js';
 
 /** What each field is for, told to the translator beside its text. */
@@ -40,15 +41,30 @@ const xliffStateOf = (entry: MatrixEntry): XliffState =>
 /** The text a unit carries as its target: the draft waiting for review, else the current one. */
 const exportedTarget = (entry: MatrixEntry): string | null => entry.draft?.text ?? entry.target;
 
-function notesOf(entry: MatrixEntry): XliffNote[] {
+/** What a product text is for, by its field. */
+const PRODUCT_PURPOSE: Record<string, string> = {
+  name: 'The name people see for this in-app purchase or subscription in the store and at purchase.',
+  description: 'A short description of what the purchase gives, shown with its name.',
+  customAppName:
+    'Shown instead of the app name above the subscription group on the Manage Subscriptions screen.',
+  title: 'The name people see for this product on Google Play and at purchase.',
+  benefits: 'What the subscription gives, one benefit per line (at most four).',
+};
+
+function notesOf(entry: MatrixEntry, rules: EntryRules): XliffNote[] {
   const store = entry.store;
-  const rule = ruleOf(store, entry.field)!;
+  const rule = rules.ruleOf(entry);
+  const purpose =
+    entry.product === undefined ? PURPOSE[store][entry.field] : PRODUCT_PURPOSE[entry.product.field];
   const notes: XliffNote[] = [
     { category: 'store', text: STORE_LABEL[store] },
-    { category: 'field', text: `${rule.label}: ${PURPOSE[store][entry.field] ?? ''}`.trim() },
+    { category: 'field', text: `${rule.label}: ${purpose ?? ''}`.trim() },
   ];
-  if (rule.max !== undefined) {
-    notes.push({ category: 'limit', text: `At most ${rule.max} characters (Unicode code points).` });
+  if (rule.max !== null) {
+    notes.push({
+      category: 'limit',
+      text: `At most ${rule.max} characters${rule.list ? ' per line' : ''} (Unicode code points).`,
+    });
   }
   if (entry.state === 'outdated') {
     notes.push({
@@ -57,7 +73,7 @@ function notesOf(entry: MatrixEntry): XliffNote[] {
     });
   }
   if (entry.draft !== null) {
-    const fit = draftFit(store, entry.field, entry.draft.text);
+    const fit = rules.fitOf(entry, entry.draft.text);
     notes.push({
       category: 'draft',
       text:
@@ -71,7 +87,12 @@ function notesOf(entry: MatrixEntry): XliffNote[] {
   return notes;
 }
 
-export function xliffFor(matrix: Matrix, locale: string, version: XliffVersion): XliffDocument {
+export function xliffFor(
+  matrix: Matrix,
+  locale: string,
+  version: XliffVersion,
+  rules: EntryRules,
+): XliffDocument {
   const entries = entriesOf(matrix, locale);
   const files = STORES.filter((store) => entries.some((e) => e.store === store)).map((store) => ({
     id: store,
@@ -83,8 +104,10 @@ export function xliffFor(matrix: Matrix, locale: string, version: XliffVersion):
         source: entry.source!,
         target: exportedTarget(entry),
         state: xliffStateOf(entry),
-        ...(ruleOf(store, entry.field)?.max !== undefined && { maxLength: ruleOf(store, entry.field)!.max }),
-        notes: notesOf(entry),
+        // A list's limit is per line: the unit as a whole has none.
+        ...(rules.ruleOf(entry).max !== null &&
+          !rules.ruleOf(entry).list && { maxLength: rules.ruleOf(entry).max! }),
+        notes: notesOf(entry, rules),
       })),
   }));
   return { version, sourceLanguage: matrix.sourceLocale, targetLanguage: locale, files };
@@ -100,6 +123,8 @@ export interface Confirmation {
 
 export interface ImportPlan {
   batch: ListingEdits[];
+  /** Product texts, written in the same transaction as the listings. */
+  productBatch: ProductEdit[];
   confirmations: Confirmation[];
   written: { store: Store; field: string }[];
   ignored: number;
@@ -114,8 +139,20 @@ const sameCode = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
  * a confirmation: an outdated translation still right for the new source, or a draft approved. The
  * rest is ignored. Every problem is reported, each named `<store>/<field>` (file id / unit id).
  */
-export function planImport(matrix: Matrix, locale: string, doc: XliffDocument): ImportPlan {
-  const plan: ImportPlan = { batch: [], confirmations: [], written: [], ignored: 0, problems: [] };
+export function planImport(
+  matrix: Matrix,
+  locale: string,
+  doc: XliffDocument,
+  rules: EntryRules,
+): ImportPlan {
+  const plan: ImportPlan = {
+    batch: [],
+    productBatch: [],
+    confirmations: [],
+    written: [],
+    ignored: 0,
+    problems: [],
+  };
   const [srcAttr, trgAttr] =
     doc.version === '2.0' ? ['srcLang', 'trgLang'] : ['source-language', 'target-language'];
   if (!sameCode(doc.sourceLanguage, matrix.sourceLocale)) {
@@ -171,13 +208,15 @@ export function planImport(matrix: Matrix, locale: string, doc: XliffDocument): 
         plan.ignored += 1;
         continue;
       }
-      const problem = checkFieldValue(store, entry.field, unit.target);
+      const problem = rules.problemOf(entry, unit.target);
       if (problem !== null) {
         plan.problems.push({ field: where, ...problem });
         continue;
       }
       if (unit.target === entry.target) {
         plan.confirmations.push({ store, locale: entry.locale, field: entry.field, from: unit.source });
+      } else if (entry.product !== undefined) {
+        addProductEdit(plan.productBatch, store, entry, unit.target, unit.source);
       } else {
         edits[entry.field] = unit.target;
         translatedFrom[entry.field] = unit.source;
@@ -188,4 +227,22 @@ export function planImport(matrix: Matrix, locale: string, doc: XliffDocument): 
     if (Object.keys(edits).length > 0) plan.batch.push({ store, locale: storeLocale, edits, translatedFrom });
   }
   return plan;
+}
+
+/** Adds a product text to a batch: one edit per product and locale. */
+export function addProductEdit(
+  batch: ProductEdit[],
+  store: Store,
+  entry: MatrixEntry,
+  text: string,
+  from: string | null,
+): void {
+  const { productId, field } = entry.product!;
+  let edit = batch.find((e) => e.store === store && e.productId === productId && e.locale === entry.locale);
+  if (edit === undefined) {
+    edit = { store, productId, locale: entry.locale, fields: {}, translatedFrom: {} };
+    batch.push(edit);
+  }
+  edit.fields[field] = text;
+  edit.translatedFrom![field] = from;
 }

@@ -5798,6 +5798,12 @@ export interface operations {
                                 source: string | null;
                                 target: string | null;
                                 translatedFrom: string | null;
+                                /** @description A product text (field products.<productId>.<field>): its product and field */
+                                product?: {
+                                    productId: string;
+                                    kind: string;
+                                    field: string;
+                                };
                                 draft: {
                                     text: string;
                                     sourceValue: string | null;

@@ -52,7 +52,7 @@ const stateOf = (row: TextRow): ProductFieldView['state'] =>
 export function createProductsService(deps: ProductsServiceDeps) {
   const { db, clock, projects, limits } = deps;
   const writer = createProductWriter(deps);
-  const write = writer.write;
+  const write: typeof writer.write = (...args) => writer.write(...args);
 
   const requireProduct = async (projectId: string, store: Store, productId: string): Promise<ProductRow> => {
     const product = await repo.product(db, projectId, store, productId);

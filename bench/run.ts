@@ -28,6 +28,7 @@ import { createKeyRing } from '../src/shared/key-ring.js';
 import { appStoreCredentials, serviceAccount } from '../test/support/store-keys.js';
 import { runMedia, type MediaResult } from './media.js';
 import { runStoreMedia, type StoreMediaResult } from './store-media.js';
+import { runProducts, type ProductsResult } from './products.js';
 import { runBackground, type BackgroundResult } from './background.js';
 import { runDashboard, type DashboardResult } from './dashboard.js';
 import { checkPerf, PERF_NODE_ARGS, recordPerf } from './perf-record.js';
@@ -39,7 +40,7 @@ const PG_ADMIN = process.env.APPMETA_TEST_PG_URL ?? 'postgres://postgres@127.0.0
 const REDIS = process.env.APPMETA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 /** Scenarios and databases to run, e.g. BENCH_SCENARIOS=1,3 BENCH_DATABASES=sqlite; all by default. */
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7,8').split(',').map(Number));
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7,8,9').split(',').map(Number));
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const PERF_DIR = process.env.BENCH_PERF === undefined ? undefined : path.resolve(process.env.BENCH_PERF);
 /** Organizations each of scenarios 1 and 2 spreads its load over (see runDatabase). */
@@ -629,6 +630,8 @@ async function main() {
 
   // Store calls dominate a media push: SQLite only.
   const storeMedia: StoreMediaResult | null = SCENARIOS.has(8) ? await runStoreMedia(tools) : null;
+  // Product texts: store calls again, SQLite only.
+  const products: ProductsResult | null = SCENARIOS.has(9) ? await runProducts(tools) : null;
 
   const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '' : n.toFixed(digits));
   // A refused or failed request is cheaper than a served one: such a row measures the wrong thing.
@@ -708,13 +711,24 @@ async function main() {
           `| the same: bytes uploaded / bytes of the ${storeMedia.change.files} new files | ${storeMedia.change.uploadedBytes} / ${storeMedia.change.neededBytes} |`,
           '',
         ]),
+    ...(products === null
+      ? []
+      : [
+          '| scenario 9: product texts pushed to both store emulators (SQLite, default emulator latency) | measured |',
+          '| --- | ---: |',
+          `| ${products.texts} texts edited (${products.products} products × 10 locales), one PATCH each | ${products.first.editMs} ms |`,
+          `| push of them: wall time, store calls | ${products.first.wallMs} ms, ${products.first.calls} calls |`,
+          `| the same: store writes (what the texts need) | ${products.first.writes} (${products.first.expectedWrites}) |`,
+          `| push after ${products.change.texts} texts changed: store writes (what they need) | ${products.change.writes} (${products.change.expectedWrites}) |`,
+          '',
+        ]),
     ...notes.map((n) => `- ${n}`),
   ];
   console.log(lines.join('\n'));
   fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
   fs.writeFileSync(
     path.join(ROOT, 'bench/results/latest.json'),
-    JSON.stringify({ rows, push, dashboard, background, media, storeMedia, notes }, null, 2),
+    JSON.stringify({ rows, push, dashboard, background, media, storeMedia, products, notes }, null, 2),
   );
 }
 

@@ -92,6 +92,30 @@ export function demoSetup(tokenUrl: string): DemoSetup {
                 },
               },
             ],
+            inAppPurchases: [
+              {
+                productId: 'com.example.weather.radar',
+                name: 'Radar maps (one-time)',
+                inAppPurchaseType: 'NON_CONSUMABLE',
+                localizations: { 'en-US': { name: 'Radar Maps', description: 'Live radar for your street' } },
+              },
+            ],
+            subscriptionGroups: [
+              {
+                referenceName: 'Weather Plus',
+                localizations: { 'en-US': { name: 'Weather Plus' } },
+                subscriptions: [
+                  {
+                    productId: 'com.example.weather.plus.monthly',
+                    name: 'Plus monthly',
+                    subscriptionPeriod: 'ONE_MONTH',
+                    localizations: {
+                      'en-US': { name: 'Plus Monthly', description: 'Every forecast, no ads' },
+                    },
+                  },
+                ],
+              },
+            ],
           },
         ],
       },
@@ -127,6 +151,22 @@ export function demoSetup(tokenUrl: string): DemoSetup {
                 { name: '20 (2.0)', versionCodes: ['20'], status: 'completed' },
               ],
             },
+            inAppProducts: [
+              {
+                sku: 'radar_maps',
+                status: 'active',
+                listings: { 'en-US': { title: 'Radar maps', description: 'Live radar for your street' } },
+              },
+            ],
+            subscriptions: [
+              {
+                productId: 'plus',
+                basePlans: [{ basePlanId: 'monthly', state: 'ACTIVE' }],
+                listings: [
+                  { languageCode: 'en-US', title: 'Weather Plus', benefits: ['Hourly alerts', 'No ads'] },
+                ],
+              },
+            ],
           },
         ],
       },

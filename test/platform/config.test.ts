@@ -22,6 +22,33 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('changes unconfirmed product limits with APPMETA_PRODUCT_LIMITS, naming every bad entry', () => {
+    const config = loadConfig({
+      APPMETA_PRODUCT_LIMITS:
+        '{"appstore.inAppPurchase.name.max": 30, "playstore.subscription.benefits.maxItems": 3}',
+    });
+    expect(config.productLimits.appstore.inAppPurchase!.name).toMatchObject({ max: 30, min: 2 });
+    expect(config.productLimits.playstore.subscription!.benefits!.list).toEqual({ maxItems: 3 });
+    // The defaults are untouched, and stay the best-known values.
+    expect(loadConfig({}).productLimits.appstore.inAppPurchase!.name!.max).toBe(35);
+    expect(() => loadConfig({ APPMETA_PRODUCT_LIMITS: '[1]' })).toThrow(
+      /APPMETA_PRODUCT_LIMITS must be a JSON object/,
+    );
+    let error: ConfigError | undefined;
+    try {
+      loadConfig({
+        APPMETA_PRODUCT_LIMITS:
+          '{"appstore.inAppPurchase.title.max": 30, "appstore.inAppPurchase.name.max": 0, "appstore.inAppPurchase.name.maxItems": 2}',
+      });
+    } catch (e) {
+      error = e as ConfigError;
+    }
+    expect(error?.problems).toEqual([
+      'APPMETA_PRODUCT_LIMITS: appstore.inAppPurchase.title.max names no limit (use <store>.<kind>.<field>.max|min|maxItems); ' +
+        'appstore.inAppPurchase.name.max must be a positive integer; appstore.inAppPurchase.name.maxItems: name is not a list',
+    ]);
+  });
+
   it('derives PUBLIC_URL from PORT and strips a trailing slash', () => {
     expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
     expect(loadConfig({ PUBLIC_URL: 'https://appmeta.example.com/' }).publicUrl).toBe(

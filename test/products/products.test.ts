@@ -419,3 +419,27 @@ describe('products over MCP', () => {
     }
   });
 });
+
+describe('the limit table', () => {
+  it('takes an instance’s own value for an unconfirmed limit, and says it in GET /products', async () => {
+    const strict = await startHarness({
+      env: { ...emu.env, APPMETA_PRODUCT_LIMITS: '{"appstore.inAppPurchase.name.max":30}' },
+    });
+    try {
+      const owner = (await strict.given.organization()).admin;
+      await owner.api.request('PUT', '/api/v1/organization/credentials/appstore', emu.credentials.appstore);
+      const { id } = await strict.given.project(owner, { appStoreAppId: APP_ID });
+      await owner.api.post(`/api/v1/projects/${id}/sync`, { include: ['products'] });
+      const limits = (await owner.api.get(`/api/v1/projects/${id}/products`)).body.data.limits;
+      expect(limits.appstore.inAppPurchase.name).toMatchObject({ max: 30, confirmed: false });
+      const url = productUrl(id, 'appstore', 'com.example.coins100', 'en-US');
+      const refused = await owner.api.patch(url, { name: 'x'.repeat(31) });
+      expect(refused.body.error.details).toEqual([
+        { field: 'name', message: 'must be at most 30 characters (has 31)', limit: 30, length: 31 },
+      ]);
+      expect((await owner.api.patch(url, { name: 'x'.repeat(30) })).status).toBe(200);
+    } finally {
+      await strict.close();
+    }
+  });
+});

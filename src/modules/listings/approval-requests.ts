@@ -26,7 +26,7 @@ export interface ApprovalRequest {
   requestedBy: { memberId: string | null; name: string | null };
   createdAt: string;
   /** What the changeset holds, per kind. */
-  changes: { fields: number; media: number; releaseNotes: number; removedLocales: number };
+  changes: { fields: number; media: number; releaseNotes: number; products: number; removedLocales: number };
 }
 
 /** What approvals need, and the database the requests are read from. */
@@ -38,6 +38,7 @@ export const changesOf = (changeset: Changeset): ApprovalRequest['changes'] => (
   fields: changeset.changeCount,
   media: changeset.mediaChangeCount,
   releaseNotes: changeset.releaseNoteChangeCount,
+  products: changeset.productChangeCount,
   removedLocales: Object.values(changeset.removedLocales).reduce((n, locales) => n + locales.length, 0),
 });
 

@@ -212,6 +212,7 @@ const ApprovalRequestSchema = Type.Object({
       fields: Type.Integer(),
       media: Type.Integer({ description: 'Screenshot and preview slots' }),
       releaseNotes: Type.Integer(),
+      products: Type.Integer({ description: 'In-app purchase and subscription texts' }),
       removedLocales: Type.Integer(),
     },
     { description: 'What the pending changes hold, per kind' },

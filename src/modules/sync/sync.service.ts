@@ -173,7 +173,7 @@ export function createSyncService({
       const outcome: SyncOutcome = {
         synced: true,
         locales: merge.locales.length,
-        ...(productMerge !== null && { products: productMerge.products }),
+        ...(productMerge !== null && productMerge.products > 0 && { products: productMerge.products }),
         conflicts: conflicts.length,
       };
       return {

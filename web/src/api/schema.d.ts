@@ -3717,6 +3717,8 @@ export interface operations {
                                     /** @description Screenshot and preview slots */
                                     media: number;
                                     releaseNotes: number;
+                                    /** @description In-app purchase and subscription texts */
+                                    products: number;
                                     removedLocales: number;
                                 };
                             }[];
@@ -3796,6 +3798,8 @@ export interface operations {
                                     /** @description Screenshot and preview slots */
                                     media: number;
                                     releaseNotes: number;
+                                    /** @description In-app purchase and subscription texts */
+                                    products: number;
                                     removedLocales: number;
                                 };
                             };

@@ -62,6 +62,7 @@ export const TOOL_OPERATIONS = {
   update_product: ['products.update'],
   get_product_history: ['products.history'],
   revert_product_text: ['products.revert'],
+  copy_product_texts: ['products.copy'],
   get_translations: ['translations.status', 'translations.get'],
   machine_translate: ['translations.machine'],
   accept_translations: ['translations.accept'],

@@ -291,6 +291,7 @@ describe('small screens', () => {
         `/projects/${project}/media/appstore`,
         `/projects/${project}/operations`,
         `/projects/${project}/releases`,
+        `/projects/${project}/products`,
         `/projects/${project}/translations`,
         `/projects/${project}/translations/de-DE`,
         '/organization',

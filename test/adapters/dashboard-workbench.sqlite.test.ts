@@ -60,6 +60,71 @@ afterAll(async () => {
 });
 beforeEach(() => emu.restore());
 
+describe('in-app purchases and subscriptions', () => {
+  it('shows products × locales, counts each text against its limit, and saves a new locale', async () => {
+    emu.appStore.purchases.load(APP_ID, [
+      {
+        id: 'iap-radar',
+        productId: 'com.example.radar',
+        name: 'Radar (reference)',
+        localizations: { 'en-US': { name: 'Radar Maps', description: 'Live radar' } },
+      },
+    ]);
+    emu.play.apps.get(PACKAGE)!.subscriptions.set('plus', {
+      packageName: PACKAGE,
+      productId: 'plus',
+      basePlans: [{ basePlanId: 'monthly', state: 'ACTIVE' }],
+      listings: [{ languageCode: 'en-US', title: 'Plus', benefits: ['Radar'] }],
+    });
+    const org = await organizationWithStores(h, emu);
+    const project = await syncedProject(h, org.admin);
+    await org.admin.api.patch(`/api/v1/projects/${project}/products/playstore/plus/de-DE`, { title: 'Plus' });
+    const { context, page } = await signedInContext(browser, h, org.admin.apiKey);
+    try {
+      await page.goto(`/projects/${project}`);
+      await page.getByRole('link', { name: /Product names, descriptions and benefits/ }).click();
+      await page.getByRole('heading', { name: 'In-app purchases and subscriptions', level: 1 }).waitFor();
+      const apple = page.getByRole('table', { name: /App Store products by locale/ });
+      await apple.getByRole('rowheader', { name: /Radar \(reference\)/ }).waitFor();
+      await expectAccessible(page, 'products');
+      await screenshot(page, 'products');
+
+      // A locale the product lacks: its name is required, and counted against 35 as it is typed.
+      await page.getByRole('button', { name: 'Edit com.example.radar in en-US' }).click();
+      const name = page.getByLabel(/^name \(required\)/);
+      await expect.poll(() => name.inputValue()).toBe('Radar Maps');
+      await name.fill('Radarkarten für jede einzelne Straße');
+      await page.getByText('36 / 35').waitFor();
+      expect(await page.getByRole('button', { name: 'Save texts' }).isDisabled()).toBe(true);
+      await name.fill('Radarkarten');
+      await page.getByRole('button', { name: 'Save texts' }).click();
+      await page.getByText('modified').first().waitFor();
+      const saved = await org.admin.api.get(
+        `/api/v1/projects/${project}/products/appstore/com.example.radar/en-US`,
+      );
+      expect(saved.body.data.fields.name).toMatchObject({ value: 'Radarkarten', base: 'Radar Maps' });
+
+      // Benefits: one per line, at most four, each counted.
+      await page.getByRole('button', { name: 'Edit plus in de-DE' }).click();
+      const benefits = page.getByLabel(/^benefits/);
+      await benefits.fill('Radar\nKeine Werbung\nWarnungen\nWidgets\nMehr');
+      await page.getByText('5 of 4 lines, longest 13 / 40').waitFor();
+      expect(await page.getByRole('button', { name: 'Save texts' }).isDisabled()).toBe(true);
+      await benefits.fill('Radar\nKeine Werbung');
+      await page.getByRole('button', { name: 'Save texts' }).click();
+      await expect
+        .poll(async () => {
+          const res = await org.admin.api.get(`/api/v1/projects/${project}/products/playstore/plus/de-DE`);
+          return res.body.data.fields.benefits.value;
+        })
+        .toEqual(['Radar', 'Keine Werbung']);
+      await expectAccessible(page, 'product editor');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('settings that were only in the API', () => {
   it('webhooks: add with the secret shown once, test, read the delivery, send again, rotate, pause, remove', async () => {
     const org = await h.given.organization();

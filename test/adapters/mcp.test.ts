@@ -87,6 +87,7 @@ describe('MCP endpoint at /mcp', () => {
         'update_product',
         'get_product_history',
         'revert_product_text',
+        'copy_product_texts',
       ].sort(),
     );
     for (const tool of tools) {

@@ -48,7 +48,7 @@ describe('POST /projects/:projectId/approval-requests', () => {
       note: 'New subtitle for the launch',
       requestedBy: { memberId: member.id, name: expect.stringMatching(/^member /) },
       createdAt: expect.stringMatching(/Z$/),
-      changes: { fields: 2, media: 0, releaseNotes: 0, removedLocales: 0 },
+      changes: { fields: 2, media: 0, releaseNotes: 0, products: 0, removedLocales: 0 },
     };
     expect(res.body.data.request).toEqual(expected);
     expect(await requestsOf(project)).toEqual([expected]);

@@ -246,7 +246,7 @@ describe('GET /listings, DELETE a locale and the diff', () => {
     expect(res.body.data).toEqual({
       dryRun: true,
       stores: ['appstore'],
-      counts: { appstore: { fields: 1, media: 0, releaseNotes: 0, removedLocales: 0 } },
+      counts: { appstore: { fields: 1, media: 0, releaseNotes: 0, products: 0, removedLocales: 0 } },
       changeCount: 1,
       changes: { appstore: { 'fr-FR': { name: { old: null, new: 'Sec' } } } },
       mediaChangeCount: 0,
@@ -254,6 +254,8 @@ describe('GET /listings, DELETE a locale and the diff', () => {
       media: {},
       releaseNoteChangeCount: 0,
       releaseNotes: {},
+      productChangeCount: 0,
+      products: {},
       approval: { required: false, approved: false, approvedBy: null, approvedAt: null },
     });
     // A dry run writes nothing: a viewer may ask for one, and only for one.

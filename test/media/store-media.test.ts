@@ -93,8 +93,8 @@ describe('push of media', () => {
     ]);
     const preview = await push(project, { dryRun: true });
     expect(preview.counts).toEqual({
-      appstore: { fields: 0, media: 1, releaseNotes: 0, removedLocales: 0 },
-      playstore: { fields: 0, media: 1, releaseNotes: 0, removedLocales: 0 },
+      appstore: { fields: 0, media: 1, releaseNotes: 0, products: 0, removedLocales: 0 },
+      playstore: { fields: 0, media: 1, releaseNotes: 0, products: 0, removedLocales: 0 },
     });
     const result = await push(project);
     expect(result.failures).toEqual([]);
@@ -106,6 +106,7 @@ describe('push of media', () => {
         mediaSlots: 1,
         mediaItems: 3,
         releaseNotes: 0,
+        products: 0,
         failures: 0,
       },
       {
@@ -115,6 +116,7 @@ describe('push of media', () => {
         mediaSlots: 1,
         mediaItems: 2,
         releaseNotes: 0,
+        products: 0,
         failures: 0,
       },
     ]);

@@ -273,6 +273,32 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
       return a.api.post(`/api/v1/projects/${s.project}/products/revert`, { historyId });
     },
   ],
+  'products.copy': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      await productSynced(s);
+      // The same product on the App Store (loaded once: the emulator is shared by every case).
+      if (!emu.appStore.purchases.products.has('roles-coins')) {
+        emu.appStore.purchases.load(APP_ID, [
+          {
+            id: 'roles-coins',
+            productId: 'coins_100',
+            name: 'Coins',
+            localizations: { 'en-US': { name: 'Coins', description: 'A bag of coins' } },
+          },
+        ]);
+      }
+      await s.org.admin.api.post(`/api/v1/projects/${s.project}/sync`, {
+        store: 'appstore',
+        include: ['products'],
+      });
+      return a.api.post(`/api/v1/projects/${s.project}/products/copy`, {
+        from: { store: 'appstore', productId: 'coins_100' },
+      });
+    },
+  ],
   'media.list': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/media`)],
   'media.slotTypes': [V, V, V, (a) => a.api.get('/api/v1/media/slot-types')],
   'media.upload': [

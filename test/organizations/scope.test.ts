@@ -255,6 +255,27 @@ const CASES: Record<string, Case> = {
       return v.json('POST', `${api(s)}/products/revert`, { historyId: history.body.data.entries[0].id });
     },
   },
+  'products.copy': {
+    kind: 'locale',
+    call: async (v, s) => {
+      await playProduct(s, '100 Münzen');
+      if (!emu.appStore.purchases.products.has('scope-coins')) {
+        emu.appStore.purchases.load(APP_ID, [
+          {
+            id: 'scope-coins',
+            productId: 'coins_100',
+            name: 'Coins',
+            localizations: { 'en-US': { name: 'Coins' } },
+          },
+        ]);
+      }
+      await admin.api.post(`${api(s)}/sync`, { store: 'appstore', include: ['products'] });
+      return v.json('POST', `${api(s)}/products/copy`, {
+        from: { store: 'playstore', productId: 'coins_100' },
+        locales: [s.locale],
+      });
+    },
+  },
   'releaseNotes.copy': {
     kind: 'locale',
     call: async (v, s) => {
@@ -576,6 +597,24 @@ const TOOL_CASES: Record<
       await admin.api.patch(url, { title: 'Hundert Münzen' });
       const history = await admin.api.get(`${url}/history`);
       return { projectId: s.project, historyId: history.body.data.entries[0].id };
+    },
+  },
+  copy_product_texts: {
+    kind: 'locale',
+    args: async (s) => {
+      await playProduct(s, '100 Münzen');
+      if (!emu.appStore.purchases.products.has('scope-coins')) {
+        emu.appStore.purchases.load(APP_ID, [
+          {
+            id: 'scope-coins',
+            productId: 'coins_100',
+            name: 'Coins',
+            localizations: { 'en-US': { name: 'Coins' } },
+          },
+        ]);
+      }
+      await admin.api.post(`${api(s)}/sync`, { store: 'appstore', include: ['products'] });
+      return { projectId: s.project, store: 'playstore', productId: 'coins_100', locales: [s.locale] };
     },
   },
   update_release_notes: {

@@ -8,6 +8,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from '../support/emulators.js';
 import { startHarness, type Actor, type Harness } from '../support/harness.js';
@@ -441,5 +442,86 @@ describe('the limit table', () => {
     } finally {
       await strict.close();
     }
+  });
+});
+
+describe('cross-store copy', () => {
+  it('copies a product’s texts into its counterpart, mapping fields, refusing what does not fit', async () => {
+    const project = await newProject();
+    await synced(project);
+    const copy = (body: unknown) => admin.api.post(`/api/v1/projects/${project}/products/copy`, body);
+    const unmatched = await copy({ from: { store: 'appstore', productId: 'com.example.coins100' } });
+    expect(unmatched.status).toBe(404);
+    expect(unmatched.body.error.message).toContain('to.productId');
+    const group = await copy({
+      from: { store: 'appstore', productId: 'group:Plus' },
+      to: { productId: 'plus' },
+    });
+    expect(group.status).toBe(400);
+    const mismatch = await copy({
+      from: { store: 'appstore', productId: 'com.example.plus.monthly' },
+      to: { productId: 'coins_100' },
+    });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body.error.details[0].field).toBe('to.productId');
+
+    const copied = await copy({
+      from: { store: 'appstore', productId: 'com.example.coins100' },
+      to: { productId: 'coins_100' },
+    });
+    expect(copied.status, JSON.stringify(copied.body)).toBe(200);
+    expect(copied.body.data.copied).toEqual([
+      { from: 'de-DE', to: 'de-DE' },
+      { from: 'en-US', to: 'en-US' },
+    ]);
+    const german = (await admin.api.get(productUrl(project, 'playstore', 'coins_100', 'de-DE'))).body.data
+      .fields;
+    expect(german.title).toMatchObject({ value: '100 Münzen', base: null, state: 'modified' });
+    expect(german.description).toMatchObject({ value: 'Ein Haufen Münzen' });
+    const history = (await admin.api.get(`${productUrl(project, 'playstore', 'coins_100', 'de-DE')}/history`))
+      .body.data;
+    expect(history.entries.map((e: any) => e.source)).toEqual(['copy', 'copy']);
+
+    // Google Play's 55 characters do not fit Apple's 35: refused, never cut, and nothing written.
+    await admin.api.patch(productUrl(project, 'playstore', 'coins_100', 'fr-FR'), {
+      title: 'Cent pièces '.repeat(4).trim(),
+    });
+    const tooLong = await copy({
+      from: { store: 'playstore', productId: 'coins_100' },
+      to: { productId: 'com.example.coins100' },
+    });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.details).toEqual([
+      { field: 'texts.fr-FR.name', message: 'must be at most 35 characters (has 47)', limit: 35, length: 47 },
+    ]);
+    const apple = (await admin.api.get(productUrl(project, 'appstore', 'com.example.coins100', 'en-US'))).body
+      .data;
+    expect(apple.fields.name.state).toBe('unchanged');
+  });
+});
+
+describe('drift', () => {
+  it('notices a product text changed in a store console, and a product added there', async () => {
+    const project = await newProject();
+    await synced(project);
+    const play = emu.play.apps.get(PACKAGE)!;
+    play.inAppProducts.get('coins_100')!.listings['en-US']!.title = 'Coins from the console';
+    play.inAppProducts.set('gems', {
+      packageName: PACKAGE,
+      sku: 'gems',
+      status: 'active',
+      purchaseType: 'managedUser',
+      defaultLanguage: play.defaultLanguage,
+      listings: { 'en-US': { title: 'Gems' } },
+    });
+    await h.services.drift.check(project, pino({ level: 'silent' }));
+    const drift = (await admin.api.get(`/api/v1/projects/${project}/diff`)).body.data.storeDrift;
+    expect(drift.map((d: any) => [d.store, d.locale, d.field, d.base, d.storeValue])).toEqual([
+      ['playstore', 'en-US', 'products.coins_100.title', '100 coins', 'Coins from the console'],
+      ['playstore', 'en-US', 'products.gems.*', null, null],
+    ]);
+    // A sync takes both in, and the drift is gone.
+    await synced(project);
+    expect((await admin.api.get(`/api/v1/projects/${project}/diff`)).body.data.storeDrift).toEqual([]);
   });
 });

@@ -180,7 +180,7 @@ describe('Google Play release notes', () => {
     const preview = (await admin.api.post(`/api/v1/projects/${project}/push`, { dryRun: true })).body.data;
     expect(preview.releaseNoteChangeCount).toBe(2);
     expect(preview.counts).toEqual({
-      playstore: { fields: 0, media: 0, releaseNotes: 2, removedLocales: 0 },
+      playstore: { fields: 0, media: 0, releaseNotes: 2, products: 0, removedLocales: 0 },
     });
 
     const pushed = (await admin.api.post(`/api/v1/projects/${project}/push`, {})).body.data;

@@ -102,12 +102,12 @@ describe('push', () => {
     // The confirmation names what will be written, per store and kind.
     const preview = await admin.api.post(`/api/v1/projects/${project}/push`, { dryRun: true });
     expect(preview.body.data.counts).toEqual({
-      appstore: { fields: 4, media: 0, releaseNotes: 0, removedLocales: 0 },
-      playstore: { fields: 4, media: 0, releaseNotes: 0, removedLocales: 0 },
+      appstore: { fields: 4, media: 0, releaseNotes: 0, products: 0, removedLocales: 0 },
+      playstore: { fields: 4, media: 0, releaseNotes: 0, products: 0, removedLocales: 0 },
     });
     const playDiff = await admin.api.get(`/api/v1/projects/${project}/diff?store=playstore`);
     expect(playDiff.body.data.counts).toEqual({
-      playstore: { fields: 4, media: 0, releaseNotes: 0, removedLocales: 0 },
+      playstore: { fields: 4, media: 0, releaseNotes: 0, products: 0, removedLocales: 0 },
     });
 
     const res = await admin.api.post(`/api/v1/projects/${project}/push`, {});
@@ -119,6 +119,7 @@ describe('push', () => {
       mediaSlots: 0,
       mediaItems: 0,
       releaseNotes: 0,
+      products: 0,
       failures: 0,
     });
     expect(res.body.data).toEqual({

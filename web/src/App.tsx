@@ -24,6 +24,7 @@ const ListingEditor = page(() => import('./pages/ListingEditor'), 'ListingEditor
 const MediaEditor = page(() => import('./pages/MediaEditor'), 'MediaEditor');
 const MediaOverview = page(() => import('./pages/MediaOverview'), 'MediaOverview');
 const Releases = page(() => import('./pages/Releases'), 'Releases');
+const Products = page(() => import('./pages/Products'), 'Products');
 const TranslationsOverview = page(() => import('./pages/Translations'), 'TranslationsOverview');
 const TranslationLocale = page(() => import('./pages/Translations'), 'TranslationLocale');
 const Organization = page(() => import('./pages/Organization'), 'Organization');
@@ -98,6 +99,8 @@ function SignedIn({ path }: { path: string }) {
     );
   else if ((params = match('/projects/:projectId/releases', path)))
     page = <Releases session={me} projectId={params.projectId!} />;
+  else if ((params = match('/projects/:projectId/products', path)))
+    page = <Products session={me} projectId={params.projectId!} />;
   else if ((params = match('/projects/:projectId/translations', path)))
     page = <TranslationsOverview session={me} projectId={params.projectId!} />;
   else if ((params = match('/projects/:projectId/translations/:locale', path)))

@@ -84,4 +84,31 @@ export function productTools(server: McpServer, ctx: RequestContext, services: S
     ({ projectId: id, historyId, to }) =>
       run(ctx, () => products.revert(ctx, id, { historyId, ...(to !== undefined && { to }) })),
   );
+
+  server.registerTool(
+    'copy_product_texts',
+    {
+      title: "Copy a product's texts to the other store",
+      description:
+        "Copies a product's texts into its counterpart in the other store: the product with the same id, or " +
+        'toProductId. Locales and fields are mapped (App Store name ↔ Google Play title, description ↔ ' +
+        'description); a text over the target limit is refused, never cut; all or nothing.',
+      inputSchema: {
+        projectId,
+        store: store.describe('The store to copy from'),
+        productId,
+        toProductId: productId.optional(),
+        locales: z.array(locale).max(200).optional(),
+      },
+      annotations: WRITE,
+    },
+    ({ projectId: id, store: from, productId: source, toProductId, locales }) =>
+      run(ctx, () =>
+        products.copy(ctx, id, {
+          from: { store: from, productId: source },
+          ...(toProductId !== undefined && { to: { productId: toProductId } }),
+          ...(locales !== undefined && { locales }),
+        }),
+      ),
+  );
 }

@@ -67,6 +67,7 @@ export const OPERATIONS = {
   'products.update': editors,
   'products.history': anyone,
   'products.revert': editors,
+  'products.copy': editors,
 
   // Translations (design.md §14): members translate and accept drafts; admins keep the glossaries.
   'translations.status': anyone,

@@ -33,6 +33,24 @@ export const listingBases = (db: Executor, projectId: string, store: Store) =>
     .where('l.store', '=', store)
     .execute();
 
+/** A store's product texts as the last sync or push left them (their bases), and which products are known. */
+export const productBases = async (db: Executor, projectId: string, store: Store) => ({
+  texts: await db
+    .selectFrom('product_texts')
+    .select(['product_id', 'locale', 'field', 'base'])
+    .where('project_id', '=', projectId)
+    .where('store', '=', store)
+    .execute(),
+  products: (
+    await db
+      .selectFrom('store_products')
+      .select('product_id')
+      .where('project_id', '=', projectId)
+      .where('store', '=', store)
+      .execute()
+  ).map((row) => row.product_id),
+});
+
 /** The drift recorded for a project's store. */
 export const recordedDrift = (db: Executor, projectId: string, store: Store) =>
   db

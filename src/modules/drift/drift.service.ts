@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { StoreError } from '../../connectors/store-connector.js';
+import { StoreError, type StoreProduct } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
@@ -15,11 +15,13 @@ import { STORES, type Store } from '../../shared/stores.js';
 import type { CredentialsService } from '../credentials/index.js';
 import type { Outbox } from '../events/index.js';
 import { parseSettings } from '../organizations/index.js';
+import { productField } from '../products/index.js';
 import {
   claimDriftCheck,
   clearStoreDrift,
   linkedProjects,
   listingBases,
+  productBases,
   projectToCheck,
   recordedDrift,
   replaceDrift,
@@ -80,6 +82,43 @@ export function createDriftDetection(deps: {
     return found;
   }
 
+  /**
+   * Product texts that differ from their base (`products.<productId>.<field>`), and products the
+   * store has that are not here (`products.<productId>.*`, once per locale).
+   */
+  async function productDifferences(projectId: string, store: Store, products: StoreProduct[]) {
+    const { texts, products: known } = await productBases(db, projectId, store);
+    const bases = new Map(texts.map((t) => [`${t.product_id}\u0000${t.locale}\u0000${t.field}`, t.base]));
+    const found: DriftedField[] = [];
+    for (const product of products) {
+      for (const [locale, fields] of product.texts) {
+        if (!known.includes(product.productId)) {
+          found.push({
+            store,
+            locale,
+            field: productField(product.productId, '*'),
+            base: null,
+            storeValue: null,
+          });
+          continue;
+        }
+        for (const [field, value] of Object.entries(fields)) {
+          const base = bases.get(`${product.productId}\u0000${locale}\u0000${field}`) ?? null;
+          if ((value || null) !== base) {
+            found.push({
+              store,
+              locale,
+              field: productField(product.productId, field),
+              base,
+              storeValue: value ?? null,
+            });
+          }
+        }
+      }
+    }
+    return found;
+  }
+
   const keyOf = (d: Pick<DriftedField, 'locale' | 'field' | 'storeValue'>) =>
     `${d.locale}\u0000${d.field}\u0000${d.storeValue ?? '\u0001'}`;
 
@@ -102,6 +141,14 @@ export function createDriftDetection(deps: {
           continue;
         }
         const found = await differences(projectId, store, snapshot);
+        // Products too, when the store lets them be read; a refusal there leaves the texts' drift.
+        try {
+          const { products } = await client.readProducts(appRef);
+          found.push(...(await productDifferences(projectId, store, products)));
+        } catch (error) {
+          if (!(error instanceof StoreError)) throw error;
+          log.warn({ projectId, store, code: error.code }, 'drift check: the products could not be read');
+        }
         const at = clock.now().toISOString();
         await db.transaction().execute(async (trx) => {
           const before = await recordedDrift(trx, projectId, store);

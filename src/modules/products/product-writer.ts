@@ -44,11 +44,12 @@ export interface ProductEdit {
 }
 
 /** `translation` and `import` are audited by the translations module, as one entry with the listings. */
-export type ProductEditSource = 'edit' | 'revert' | 'translation' | 'import';
+export type ProductEditSource = 'edit' | 'revert' | 'copy' | 'translation' | 'import';
 
 const ACTION: Record<ProductEditSource, OperationId | null> = {
   edit: 'products.update',
   revert: 'products.revert',
+  copy: 'products.copy',
   translation: null,
   import: null,
 };

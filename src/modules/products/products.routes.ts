@@ -94,4 +94,20 @@ export function productRoutes(app: Api, services: { products: ProductsService })
     handler: async (request) =>
       ok(await products.revert(contextOf(request), request.params.projectId, request.body)),
   });
+
+  app.post('/projects/:projectId/products/copy', {
+    schema: {
+      operationId: 'products.copy',
+      tags,
+      summary: "Copies a product's texts into its counterpart in the other store",
+      description:
+        'The counterpart is the product with the same id, or to.productId. Locales are mapped (zh-Hans ↔ zh-CN) and fields too (name ↔ title, description ↔ description); every text is checked against the target limits first — one too long is refused, never cut; all or nothing.',
+      security: BEARER,
+      params: ProjectParams,
+      body: S.CopyBody,
+      response: { 200: S.CopyResponse, ...ERRORS },
+    },
+    handler: async (request) =>
+      ok(await products.copy(contextOf(request), request.params.projectId, request.body)),
+  });
 }

@@ -106,3 +106,41 @@ export const RevertBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const CopyBody = Type.Object(
+  {
+    from: Type.Object(
+      { store: StringEnum(STORES), productId: Type.String({ minLength: 1, maxLength: 200 }) },
+      { additionalProperties: false },
+    ),
+    to: Type.Optional(
+      Type.Object(
+        {
+          productId: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 200,
+              description: "The counterpart's product id in the other store, when it differs",
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    locales: Type.Optional(
+      Type.Array(Type.String({ maxLength: 20 }), {
+        maxItems: 200,
+        description: "Target locales, in the target store's codes; all by default",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CopyResponse = Ok(
+  Type.Object({
+    store: Type.String(),
+    productId: Type.String(),
+    copied: Type.Array(Type.Object({ from: Type.String(), to: Type.String() })),
+  }),
+);

@@ -12,6 +12,7 @@ import { authorize, type RequestContext } from '../access/index.js';
 import { actorOf, historyActor } from '../audit/index.js';
 import type { Changeset } from '../listings/index.js';
 import { mergeProducts, recordProductPush } from './product-merge.js';
+import { otherStore, planCopy, type CopyInput } from './product-copy.js';
 import { productPushPlan, type ProductPushPlan } from './product-changes.js';
 import { createProductWriter, type ProductWriterDeps } from './product-writer.js';
 import { productsRepository as repo, type ProductRow, type TextRow } from './products.repository.js';
@@ -200,6 +201,22 @@ export function createProductsService(deps: ProductsServiceDeps) {
       );
       const product = await requireProduct(projectId, key.store, key.productId);
       return localeView(product, key.locale, await repo.texts(db, projectId, key));
+    },
+
+    /** Copies a product's texts into its counterpart in the other store, all or nothing. */
+    async copy(ctx: RequestContext, projectId: string, input: CopyInput) {
+      authorize(ctx, 'products.copy');
+      await projects.require(ctx, projectId);
+      const to = otherStore(input.from.store);
+      const targetId = input.to?.productId ?? input.from.productId;
+      const [source, target, texts] = await Promise.all([
+        repo.product(db, projectId, input.from.store, input.from.productId),
+        repo.product(db, projectId, to, targetId),
+        repo.texts(db, projectId, { store: input.from.store, productId: input.from.productId }),
+      ]);
+      const { edits, copied } = planCopy(input, source, target, texts);
+      await write(ctx, projectId, edits, 'copy', (i, name) => `texts.${edits[i]!.locale}.${name}`);
+      return { store: to, productId: targetId, copied };
     },
 
     /** Sync: what a store has, merged three-way into the project's products (caller's transaction). */

@@ -41,5 +41,8 @@ export const keys = {
   releaseNotes: (projectId: string) => ['release-notes', projectId] as const,
   storeReleaseNotes: (projectId: string, store: Store) => ['release-notes', projectId, store] as const,
   translations: (projectId: string) => ['translations', projectId] as const,
+  products: (projectId: string) => ['products', projectId] as const,
+  product: (projectId: string, store: Store, productId: string, locale: string) =>
+    ['products', projectId, store, productId, locale] as const,
   translationLocale: (projectId: string, locale: string) => ['translations', projectId, locale] as const,
 };

@@ -183,6 +183,24 @@ export const useStoreReleaseNotes = (projectId: string, store: Store) =>
       ),
   });
 
+export const useProducts = (projectId: string) =>
+  useQuery({
+    queryKey: keys.products(projectId),
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/projects/{projectId}/products', { params: { path: { projectId } } })),
+  });
+
+export const useProduct = (projectId: string, store: Store, productId: string, locale: string) =>
+  useQuery({
+    queryKey: keys.product(projectId, store, productId, locale),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/projects/{projectId}/products/{store}/{productId}/{locale}', {
+          params: { path: { projectId, store, productId, locale } },
+        }),
+      ),
+  });
+
 export const useTranslations = (projectId: string) =>
   useQuery({
     queryKey: keys.translations(projectId),

@@ -779,6 +779,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/products/copy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copies a product's texts into its counterpart in the other store
+         * @description The counterpart is the product with the same id, or to.productId. Locales are mapped (zh-Hans ↔ zh-CN) and fields too (name ↔ title, description ↔ description); every text is checked against the target limits first — one too long is refused, never cut; all or nothing.
+         */
+        post: operations["products.copy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{projectId}/translations": {
         parameters: {
             query?: never;
@@ -5515,6 +5535,76 @@ export interface operations {
                                     required: boolean;
                                 };
                             };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "products.copy": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    from: {
+                        /** @enum {string} */
+                        store: "appstore" | "playstore";
+                        productId: string;
+                    };
+                    to?: {
+                        /** @description The counterpart's product id in the other store, when it differs */
+                        productId?: string;
+                    };
+                    /** @description Target locales, in the target store's codes; all by default */
+                    locales?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            store: string;
+                            productId: string;
+                            copied: {
+                                from: string;
+                                to: string;
+                            }[];
                         };
                     };
                 };

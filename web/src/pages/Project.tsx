@@ -153,6 +153,14 @@ export function Project({ session, projectId }: { session: Session; projectId: s
         </p>
       </Section>
 
+      <Section title="In-app purchases and subscriptions">
+        <p>
+          <Link href={`/projects/${projectId}/products`}>
+            Product names, descriptions and benefits per locale
+          </Link>
+        </p>
+      </Section>
+
       <Section title="Translations">
         <p>
           <Link href={`/projects/${projectId}/translations`}>

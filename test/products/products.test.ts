@@ -143,6 +143,10 @@ describe('products', () => {
       locales: { 'de-DE': { name: '100 Münzen', description: 'Ein Haufen Münzen' } },
       pending: 0,
     });
+    expect(byId['appstore/com.example.coins100'].states).toEqual({
+      'de-DE': 'unchanged',
+      'en-US': 'unchanged',
+    });
     // The version model: texts of the newest version.
     expect(byId['appstore/com.example.pro'].locales).toEqual({
       'en-US': { name: 'Pro', description: 'Everything' },
@@ -353,6 +357,12 @@ describe('products', () => {
       value: 'A new bag',
       base: 'A new bag',
       state: 'unchanged',
+    });
+    const listed = (await admin.api.get(`/api/v1/projects/${project}/products?store=playstore`)).body.data
+      .products;
+    expect(listed.find((p: any) => p.productId === 'coins_100')).toMatchObject({
+      states: { 'en-US': 'conflict' },
+      pending: 1,
     });
     // A conflict is left out of a push, said as such, and nothing is written.
     emu.play.productCalls.length = 0;

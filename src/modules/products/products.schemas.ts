@@ -20,6 +20,9 @@ const Product = Type.Object({
   locales: Type.Record(Type.String(), Type.Record(Type.String(), Text), {
     description: 'locale → field → working copy',
   }),
+  states: Type.Record(Type.String(), StringEnum(['unchanged', 'modified', 'conflict']), {
+    description: 'locale → whether its texts are as the store has them, changed here, or in conflict',
+  }),
   pending: Type.Integer({ description: 'Texts that differ from the store (or are in conflict)' }),
   readAt: Timestamp,
 });

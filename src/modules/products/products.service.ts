@@ -111,6 +111,7 @@ export function createProductsService(deps: ProductsServiceDeps) {
         products: products.map((p) => {
           const rows = byProduct.get(`${p.store}/${p.product_id}`) ?? [];
           const locales: Record<string, Record<string, ApiText>> = {};
+          const states: Record<string, ProductFieldView['state']> = {};
           for (const row of rows) {
             (locales[row.locale] ??= {})[row.field] = apiValue(
               limits,
@@ -119,6 +120,11 @@ export function createProductsService(deps: ProductsServiceDeps) {
               row.field,
               row.value,
             );
+            // A locale is in conflict if a text is, else modified if a text is.
+            const state = stateOf(row);
+            if (state === 'conflict' || (state === 'modified' && states[row.locale] !== 'conflict'))
+              states[row.locale] = state;
+            else states[row.locale] ??= 'unchanged';
           }
           return {
             store: p.store,
@@ -127,6 +133,7 @@ export function createProductsService(deps: ProductsServiceDeps) {
             referenceName: p.reference_name,
             state: p.state,
             locales,
+            states,
             pending: rows.filter((r) => stateOf(r) !== 'unchanged').length,
             readAt: p.read_at,
           };

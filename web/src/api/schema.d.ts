@@ -5220,6 +5220,10 @@ export interface operations {
                                         [key: string]: (string | string[]) | null;
                                     };
                                 };
+                                /** @description locale → whether its texts are as the store has them, changed here, or in conflict */
+                                states: {
+                                    [key: string]: "unchanged" | "modified" | "conflict";
+                                };
                                 /** @description Texts that differ from the store (or are in conflict) */
                                 pending: number;
                                 /**

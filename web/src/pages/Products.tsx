@@ -91,6 +91,11 @@ export function Products({ session, projectId }: { session: Session; projectId: 
                                 {product.productId} in {locale}
                               </span>
                             </button>
+                            {has && product.states[locale] !== 'unchanged' && (
+                              <span className={`state state-${product.states[locale]}`}>
+                                {product.states[locale]}
+                              </span>
+                            )}
                           </td>
                         );
                       })}

@@ -42,7 +42,10 @@ const api = `/androidpublisher/v3/applications/${PACKAGE}`;
 async function call(method: string, path: string, body?: unknown) {
   const res = await fetch(`${emu.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
   const text = await res.text();
@@ -191,5 +194,84 @@ describe('Google Play subscriptions in the emulator', () => {
     expect(created.status).toBe(200);
     expect((await call('GET', `${api}/oneTimeProducts`)).status).toBe(404);
     expect(emu.play.productCalls.at(-1)).toBe('PATCH subscriptions/pro');
+  });
+});
+
+describe('Google Play batch product routes and deletes in the emulator', () => {
+  it('batch-gets and batch-updates up to 100 different products, checked whole before any change', async () => {
+    const got = await call('GET', `${api}/inappproducts:batchGet?sku=coins_500&sku=coins_100`);
+    expect(got.status).toBe(200);
+    expect(got.body.inappproduct.map((p: { sku: string }) => p.sku)).toEqual(['coins_500', 'coins_100']);
+    const twice = await call('GET', `${api}/inappproducts:batchGet?sku=coins_100&sku=coins_100`);
+    expect(twice.status).toBe(400);
+    expect(twice.body.error.status).toBe('INVALID_ARGUMENT');
+    const tooMany = Array.from({ length: 101 }, (_, i) => `sku=s${i}`).join('&');
+    expect((await call('GET', `${api}/inappproducts:batchGet?${tooMany}`)).status).toBe(400);
+
+    const product = (sku: string, title: string) => ({
+      sku,
+      inappproduct: { sku, listings: { 'en-US': { title } } },
+    });
+    // One title over 55 characters: the whole batch is refused, the other product unchanged.
+    const refused = await call('POST', `${api}/inappproducts:batchUpdate`, {
+      requests: [product('coins_100', 'Hundred'), product('coins_500', 'x'.repeat(56))],
+    });
+    expect(refused.status).toBe(400);
+    const app = emu.play.apps.get(PACKAGE)!;
+    expect(app.inAppProducts.get('coins_100')!.listings['en-US']!.title).toBe('Title coins_100');
+    const duplicate = await call('POST', `${api}/inappproducts:batchUpdate`, {
+      requests: [product('coins_100', 'A'), product('coins_100', 'B')],
+    });
+    expect(duplicate.status).toBe(400);
+    const updated = await call('POST', `${api}/inappproducts:batchUpdate`, {
+      requests: [product('coins_100', 'Hundred'), product('coins_500', 'Five hundred')],
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body.inappproducts.map((p: { listings: any }) => p.listings['en-US'].title)).toEqual([
+      'Hundred',
+      'Five hundred',
+    ]);
+
+    const subs = await call('POST', `${api}/subscriptions:batchUpdate`, {
+      requests: [
+        {
+          subscription: { productId: 'premium', listings: [{ languageCode: 'en-US', title: 'Premium+' }] },
+          updateMask: 'listings',
+          regionsVersion: { version: '2022/02' },
+        },
+      ],
+    });
+    expect(subs.status).toBe(200);
+    expect(
+      (await call('GET', `${api}/subscriptions:batchGet?productIds=premium`)).body.subscriptions[0].listings,
+    ).toEqual([{ languageCode: 'en-US', title: 'Premium+' }]);
+    const noMask = await call('POST', `${api}/subscriptions:batchUpdate`, {
+      requests: [
+        { subscription: { productId: 'premium', listings: [] }, regionsVersion: { version: '2022/02' } },
+      ],
+    });
+    expect(noMask.status).toBe(400);
+  });
+
+  it('deletes products, but not a subscription that had a published base plan', async () => {
+    expect((await call('DELETE', `${api}/inappproducts/remove_ads`)).status).toBe(204);
+    expect((await call('DELETE', `${api}/inappproducts/remove_ads`)).status).toBe(404);
+    expect(
+      (
+        await call('POST', `${api}/inappproducts:batchDelete`, {
+          requests: [{ sku: 'coins_100' }, { sku: 'coins_500' }],
+        })
+      ).status,
+    ).toBe(204);
+    expect(emu.play.apps.get(PACKAGE)!.inAppProducts.size).toBe(0);
+
+    const app = emu.play.apps.get(PACKAGE)!;
+    app.subscriptions.get('premium')!.basePlans = [{ basePlanId: 'monthly', state: 'ACTIVE' }];
+    const refused = await call('DELETE', `${api}/subscriptions/premium`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.status).toBe('FAILED_PRECONDITION');
+    app.subscriptions.get('premium')!.basePlans = [{ basePlanId: 'monthly', state: 'DRAFT' }];
+    expect((await call('DELETE', `${api}/subscriptions/premium`)).status).toBe(204);
+    expect(app.subscriptions.has('premium')).toBe(false);
   });
 });

@@ -10,6 +10,7 @@ import { PlayFailure } from './errors.js';
 import { requireApp } from './access.js';
 import { LOCALES } from './rules.js';
 import type { InAppProduct, PlayState, ProductRules, Subscription } from './state.js';
+import { registerProductBatches } from './product-batches.js';
 
 /** The fields of each message, as the pinned discovery document lists them. */
 const FIELDS = {
@@ -99,7 +100,69 @@ function checkSubscriptionListings(subscription: Subscription, defaultLanguage: 
     throw invalid(`Missing listing for the default language ${defaultLanguage}.`);
 }
 
+export type PlayApp = ReturnType<typeof requireApp>;
+
 export function registerPlayProducts(state: PlayState, spec: SpecValidator) {
+  /** A one-time product as a PUT or PATCH leaves it, checked; throws Google's refusal. */
+  function nextInApp(
+    target: PlayApp,
+    sku: string,
+    body: Record<string, unknown>,
+    mode: 'put' | 'patch',
+    allowMissing: boolean,
+  ): InAppProduct {
+    const current = target.inAppProducts.get(sku);
+    if (current === undefined && !(mode === 'put' && allowMissing))
+      throw notFound(`Product not found: ${sku}`);
+    if (body.sku !== undefined && body.sku !== sku)
+      throw invalid('The SKU in the body differs from the path.');
+    if (body.purchaseType === 'subscription')
+      throw invalid('This API can no longer be used for subscriptions; use monetization.subscriptions.');
+    const next = {
+      ...(mode === 'patch' ? current : {}),
+      ...body,
+      sku,
+      packageName: target.packageName,
+      purchaseType: 'managedUser',
+      defaultLanguage: target.defaultLanguage,
+      status: (body.status ?? current?.status ?? 'inactive') as InAppProduct['status'],
+      listings: (body.listings ?? current?.listings ?? {}) as InAppProduct['listings'],
+    } as InAppProduct;
+    checkInAppListings(next, target.defaultLanguage, state.productRules);
+    return next;
+  }
+
+  /** A subscription as an update leaves it, checked (update mask, regions version, allowMissing). */
+  function nextSubscription(
+    target: PlayApp,
+    productId: string,
+    body: Record<string, unknown>,
+    options: { mask: string; regions: unknown; allowMissing: boolean },
+  ): Subscription {
+    const current = target.subscriptions.get(productId);
+    if (current === undefined && !options.allowMissing)
+      throw notFound(`Subscription not found: ${productId}`);
+    if (current !== undefined && options.mask === '') throw invalid('updateMask is required.');
+    if (typeof options.regions !== 'string' || options.regions === '')
+      throw invalid('regionsVersion.version is required.');
+    if (body.productId !== undefined && body.productId !== productId)
+      throw invalid('The productId in the body differs from the path.');
+    const fields = options.mask.split(',').map((f) => f.trim());
+    const unknown = fields.find((f) => f !== '' && f !== 'listings' && f !== 'basePlans');
+    if (current !== undefined && unknown !== undefined)
+      throw invalid(`Unsupported update mask path: ${unknown}`);
+    const next: Subscription =
+      current === undefined
+        ? ({ ...body, productId, packageName: target.packageName } as unknown as Subscription)
+        : {
+            ...current,
+            ...(fields.includes('listings') && { listings: body.listings as Subscription['listings'] }),
+            ...(fields.includes('basePlans') && { basePlans: body.basePlans as Subscription['basePlans'] }),
+          };
+    checkSubscriptionListings(next, target.defaultLanguage, state.productRules);
+    return next;
+  }
+
   const respond = (reply: FastifyReply, schema: string, body: unknown) => {
     const problem = spec.check(schema, body);
     if (problem !== null) throw new Error(`emulator response does not match ${schema}: ${problem}`);
@@ -150,26 +213,8 @@ export function registerPlayProducts(state: PlayState, spec: SpecValidator) {
       log(req);
       const target = appOf(state, req);
       const sku = req.params.sku!;
-      const body = request('InAppProduct', req.body);
-      const current = target.inAppProducts.get(sku);
       const allowMissing = req.query.allowMissing === 'true' || req.query.allowMissing === true;
-      if (current === undefined && !(mode === 'put' && allowMissing))
-        throw notFound(`Product not found: ${sku}`);
-      if (body.sku !== undefined && body.sku !== sku)
-        throw invalid('The SKU in the body differs from the path.');
-      if (body.purchaseType === 'subscription')
-        throw invalid('This API can no longer be used for subscriptions; use monetization.subscriptions.');
-      const next = {
-        ...(mode === 'patch' ? current : {}),
-        ...body,
-        sku,
-        packageName: target.packageName,
-        purchaseType: 'managedUser',
-        defaultLanguage: target.defaultLanguage,
-        status: (body.status ?? current?.status ?? 'inactive') as InAppProduct['status'],
-        listings: (body.listings ?? current?.listings ?? {}) as InAppProduct['listings'],
-      } as InAppProduct;
-      checkInAppListings(next, target.defaultLanguage, state.productRules);
+      const next = nextInApp(target, sku, request('InAppProduct', req.body), mode, allowMissing);
       target.inAppProducts.set(sku, next);
       return respond(reply, 'InAppProduct', next);
     };
@@ -203,31 +248,21 @@ export function registerPlayProducts(state: PlayState, spec: SpecValidator) {
       log(req);
       const target = appOf(state, req);
       const productId = req.params.productId!;
-      const mask = typeof req.query.updateMask === 'string' ? req.query.updateMask : '';
-      const regions = req.query['regionsVersion.version'];
-      const allowMissing = req.query.allowMissing === 'true';
-      const current = target.subscriptions.get(productId);
-      if (current === undefined && !allowMissing) throw notFound(`Subscription not found: ${productId}`);
-      if (current !== undefined && mask === '') throw invalid('updateMask is required.');
-      if (typeof regions !== 'string' || regions === '') throw invalid('regionsVersion.version is required.');
-      const body = request('Subscription', req.body);
-      if (body.productId !== undefined && body.productId !== productId)
-        throw invalid('The productId in the body differs from the path.');
-      const fields = mask.split(',').map((f) => f.trim());
-      const unknown = fields.find((f) => f !== '' && f !== 'listings' && f !== 'basePlans');
-      if (current !== undefined && unknown !== undefined)
-        throw invalid(`Unsupported update mask path: ${unknown}`);
-      const next: Subscription =
-        current === undefined
-          ? ({ ...body, productId, packageName: target.packageName } as unknown as Subscription)
-          : {
-              ...current,
-              ...(fields.includes('listings') && { listings: body.listings as Subscription['listings'] }),
-              ...(fields.includes('basePlans') && { basePlans: body.basePlans as Subscription['basePlans'] }),
-            };
-      checkSubscriptionListings(next, target.defaultLanguage, state.productRules);
+      const next = nextSubscription(target, productId, request('Subscription', req.body), {
+        mask: typeof req.query.updateMask === 'string' ? req.query.updateMask : '',
+        regions: req.query['regionsVersion.version'],
+        allowMissing: req.query.allowMissing === 'true',
+      });
       target.subscriptions.set(productId, next);
       return respond(reply, 'Subscription', next);
+    });
+    registerProductBatches(scope, {
+      appOf: (req) => appOf(state, req),
+      request,
+      respond,
+      log,
+      nextInApp,
+      nextSubscription,
     });
   };
 }

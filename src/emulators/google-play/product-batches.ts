@@ -21,23 +21,23 @@ type App = {
 };
 
 export interface BatchDeps {
-  appOf(req: Req): App;
-  request(schema: 'InAppProduct' | 'Subscription', body: unknown): Record<string, unknown>;
-  respond(reply: FastifyReply, schema: string, body: unknown): unknown;
-  log(req: Req): void;
-  nextInApp(
+  appOf: (req: Req) => App;
+  request: (schema: 'InAppProduct' | 'Subscription', body: unknown) => Record<string, unknown>;
+  respond: (reply: FastifyReply, schema: string, body: unknown) => unknown;
+  log: (req: Req) => void;
+  nextInApp: (
     target: App,
     sku: string,
     body: Record<string, unknown>,
     mode: 'put',
     allowMissing: boolean,
-  ): InAppProduct;
-  nextSubscription(
+  ) => InAppProduct;
+  nextSubscription: (
     target: App,
     productId: string,
     body: Record<string, unknown>,
     options: { mask: string; regions: unknown; allowMissing: boolean },
-  ): Subscription;
+  ) => Subscription;
 }
 
 const invalid = (message: string) => new PlayFailure(400, 'INVALID_ARGUMENT', message, 'badRequest');

@@ -20,20 +20,20 @@ type App = {
   subscriptions: Map<string, Subscription>;
 };
 
-export interface BatchDeps {
-  appOf: (req: Req) => App;
+export interface BatchDeps<A extends App> {
+  appOf: (req: Req) => A;
   request: (schema: 'InAppProduct' | 'Subscription', body: unknown) => Record<string, unknown>;
   respond: (reply: FastifyReply, schema: string, body: unknown) => unknown;
   log: (req: Req) => void;
   nextInApp: (
-    target: App,
+    target: A,
     sku: string,
     body: Record<string, unknown>,
     mode: 'put',
     allowMissing: boolean,
   ) => InAppProduct;
   nextSubscription: (
-    target: App,
+    target: A,
     productId: string,
     body: Record<string, unknown>,
     options: { mask: string; regions: unknown; allowMissing: boolean },
@@ -54,6 +54,8 @@ function checkBatch(ids: string[], what: string): void {
   }
 }
 
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
 const queryList = (value: unknown): string[] =>
   value === undefined ? [] : (Array.isArray(value) ? value : [value]).map(String);
 
@@ -63,7 +65,7 @@ const requestsOf = (body: unknown): Record<string, unknown>[] => {
   return requests as Record<string, unknown>[];
 };
 
-export function registerProductBatches(scope: FastifyInstance, deps: BatchDeps): void {
+export function registerProductBatches<A extends App>(scope: FastifyInstance, deps: BatchDeps<A>): void {
   const { appOf, request, respond, log } = deps;
   const base = '/applications/:packageName';
 
@@ -87,14 +89,14 @@ export function registerProductBatches(scope: FastifyInstance, deps: BatchDeps):
     const target = appOf(req);
     const requests = requestsOf(req.body);
     checkBatch(
-      requests.map((r) => String(r.sku ?? '')),
+      requests.map((r) => text(r.sku)),
       'in-app products',
     );
     // Every request checked before any is applied: a refused batch changes nothing.
     const next = requests.map((r) =>
       deps.nextInApp(
         target,
-        String(r.sku),
+        text(r.sku),
         request('InAppProduct', r.inappproduct),
         'put',
         r.allowMissing === true,
@@ -107,7 +109,7 @@ export function registerProductBatches(scope: FastifyInstance, deps: BatchDeps):
   scope.post(`${base}/inappproducts::batchDelete`, async (req: Req, reply) => {
     log(req);
     const target = appOf(req);
-    const skus = requestsOf(req.body).map((r) => String(r.sku ?? ''));
+    const skus = requestsOf(req.body).map((r) => text(r.sku));
     checkBatch(skus, 'in-app products');
     for (const sku of skus) {
       if (!target.inAppProducts.has(sku))
@@ -145,11 +147,11 @@ export function registerProductBatches(scope: FastifyInstance, deps: BatchDeps):
     const requests = requestsOf(req.body);
     const bodies = requests.map((r) => request('Subscription', r.subscription));
     checkBatch(
-      bodies.map((b) => String(b.productId ?? '')),
+      bodies.map((b) => text(b.productId)),
       'subscriptions',
     );
     const next = requests.map((r, i) =>
-      deps.nextSubscription(target, String(bodies[i]!.productId), bodies[i]!, {
+      deps.nextSubscription(target, text(bodies[i]!.productId), bodies[i]!, {
         mask: typeof r.updateMask === 'string' ? r.updateMask : '',
         regions: (r.regionsVersion as { version?: unknown } | undefined)?.version,
         allowMissing: r.allowMissing === true,

@@ -243,8 +243,8 @@ export interface ProductResult {
 export interface ProductWriteOptions {
   /** Runs before every store write; throws a StoreError (code CANCELLED) to stop there. */
   beforeWrite?: () => Promise<void>;
-  /** Told each product once the store took all of its locales. */
-  onProductWritten?: (productId: string) => void;
+  /** Told each product once tried: all of its locales taken, or some refused. */
+  onProduct?: (productId: string, state: 'written' | 'failed') => void;
 }
 
 export interface ProductsReport {

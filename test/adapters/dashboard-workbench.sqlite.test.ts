@@ -119,6 +119,13 @@ describe('in-app purchases and subscriptions', () => {
         })
         .toEqual(['Radar', 'Keine Werbung']);
       await expectAccessible(page, 'product editor');
+
+      // The project's pending changes show the purchase texts, counted per store.
+      await page.goto(`/projects/${project}`);
+      await page.getByRole('table', { name: 'Google Play · plus · de-DE' }).waitFor();
+      await page.getByRole('table', { name: 'App Store · com.example.radar · en-US' }).waitFor();
+      const counts = page.getByRole('table', { name: 'Changes to push, per store and kind' });
+      await counts.getByRole('columnheader', { name: 'Purchase texts' }).waitFor();
     } finally {
       await context.close();
     }

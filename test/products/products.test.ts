@@ -276,6 +276,11 @@ describe('products', () => {
       ].sort(),
     );
 
+    // The operation's progress counts the products written and refused.
+    const [operation] = (await api.get(`/api/v1/projects/${project}/operations`)).body.data.operations;
+    expect(operation.progress.products).toEqual({ done: 5, failed: 1, total: 6 });
+    expect(operation.progress.stores.appstore.products).toEqual({ done: 3, failed: 1, total: 4 });
+
     // What the stores now hold.
     const coins = emu.appStore.purchases.localizationsOf('v1', 'iap-coins');
     expect(Object.fromEntries(coins.map((l) => [l.locale, l.texts]))).toEqual({

@@ -265,7 +265,7 @@ export function createAscProducts(client: AscClient) {
       return Promise.all(
         changes.map(async (change) => {
           const result = await writeProduct(counter, change, options);
-          if (result.failures.length === 0) options.onProductWritten?.(change.productId);
+          options.onProduct?.(change.productId, result.failures.length === 0 ? 'written' : 'failed');
           return result;
         }),
       );

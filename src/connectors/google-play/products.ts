@@ -200,11 +200,12 @@ export function createPlayProducts(client: PlayClient) {
           try {
             if (change.kind === 'inAppProduct') await writeInApp(counter, pkg, change, options);
             else await writeSubscription(counter, pkg, change, options);
-            options.onProductWritten?.(change.productId);
+            options.onProduct?.(change.productId, 'written');
             return { productId: change.productId, written: locales, failures: [] };
           } catch (error) {
             if (!(error instanceof StoreError) || error.code === 'CANCELLED') throw error;
             const failure = { code: error.code, message: error.message };
+            options.onProduct?.(change.productId, 'failed');
             return {
               productId: change.productId,
               written: [],

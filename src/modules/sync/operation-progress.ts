@@ -25,8 +25,15 @@ export interface MediaCount {
 export interface Progress {
   done: number;
   total: number;
-  stores: Partial<Record<Store, { done: number; total: number; locales: string[]; media?: MediaCount }>>;
+  stores: Partial<
+    Record<
+      Store,
+      { done: number; total: number; locales: string[]; media?: MediaCount; products?: MediaCount }
+    >
+  >;
   media?: MediaCount;
+  /** Products of a push whose texts the store took, refused, of how many. */
+  products?: MediaCount;
 }
 
 /** What the work of an operation may ask of its run: cancel checks and progress. */
@@ -44,6 +51,10 @@ export interface OperationControl {
   expectMedia(store: Store, total: number): void;
   /** One media file settled (or refused) by a store. */
   mediaItem(store: Store, state: 'uploaded' | 'failed'): void;
+  /** Declares how many products a store's part writes. */
+  expectProducts(store: Store, total: number): void;
+  /** One product's texts taken (or refused) by a store. */
+  productItem(store: Store, state: 'written' | 'failed'): void;
 }
 
 export interface ProgressDeps {
@@ -144,6 +155,23 @@ export function createProgress(
       const mine = (part.media ??= { done: 0, failed: 0, total: 0 });
       all.total += total - mine.total;
       mine.total = total;
+      changed();
+    },
+    expectProducts(store, total) {
+      const part = (state.stores[store] ??= { done: 0, total: 0, locales: [] });
+      const all = (state.products ??= { done: 0, failed: 0, total: 0 });
+      const mine = (part.products ??= { done: 0, failed: 0, total: 0 });
+      all.total += total - mine.total;
+      mine.total = total;
+      changed();
+    },
+    productItem(store, outcome) {
+      const part = (state.stores[store] ??= { done: 0, total: 0, locales: [] });
+      const all = (state.products ??= { done: 0, failed: 0, total: 0 });
+      const mine = (part.products ??= { done: 0, failed: 0, total: 0 });
+      const key = outcome === 'written' ? 'done' : 'failed';
+      mine[key] += 1;
+      all[key] += 1;
       changed();
     },
     mediaItem(store, outcome) {

@@ -36,6 +36,7 @@ export function createProductsPush({ products }: ProductsPushDeps) {
     }));
     let report: ProductsReport = { results: [], calls: 0 };
     if (plan.changes.length > 0) {
+      control.expectProducts(store, plan.changes.length);
       const client = await connectorFor();
       try {
         if (client === null)
@@ -48,6 +49,7 @@ export function createProductsPush({ products }: ProductsPushDeps) {
           );
         report = await client.writeProducts(appRef(project, store), plan.changes, {
           beforeWrite: control.beforeWrite(store),
+          onProduct: (_productId, state) => control.productItem(store, state),
         });
       } catch (error) {
         if (!(error instanceof StoreError)) throw error;

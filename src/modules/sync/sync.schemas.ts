@@ -165,6 +165,10 @@ const MediaCount = Type.Object(
   { done: Type.Integer(), failed: Type.Integer(), total: Type.Integer() },
   { description: 'Media files the stores settled, refused, of those to upload' },
 );
+const ProductCount = Type.Object(
+  { done: Type.Integer(), failed: Type.Integer(), total: Type.Integer() },
+  { description: 'Products whose texts the stores took, refused, of those to write' },
+);
 export const OperationRecord = Type.Object({
   id: Type.String(),
   kind: StringEnum(['sync', 'push']),
@@ -187,9 +191,11 @@ export const OperationRecord = Type.Object({
             total: Type.Integer(),
             locales: Type.Array(Type.String()),
             media: Type.Optional(MediaCount),
+            products: Type.Optional(ProductCount),
           }),
         ),
         media: Type.Optional(MediaCount),
+        products: Type.Optional(ProductCount),
       },
       { description: 'Locales done of those to do, in all and per store (locales: the ones done)' },
     ),

@@ -2309,10 +2309,22 @@ export interface operations {
                                                 failed: number;
                                                 total: number;
                                             };
+                                            /** @description Products whose texts the stores took, refused, of those to write */
+                                            products?: {
+                                                done: number;
+                                                failed: number;
+                                                total: number;
+                                            };
                                         };
                                     };
                                     /** @description Media files the stores settled, refused, of those to upload */
                                     media?: {
+                                        done: number;
+                                        failed: number;
+                                        total: number;
+                                    };
+                                    /** @description Products whose texts the stores took, refused, of those to write */
+                                    products?: {
                                         done: number;
                                         failed: number;
                                         total: number;
@@ -2602,10 +2614,22 @@ export interface operations {
                                                 failed: number;
                                                 total: number;
                                             };
+                                            /** @description Products whose texts the stores took, refused, of those to write */
+                                            products?: {
+                                                done: number;
+                                                failed: number;
+                                                total: number;
+                                            };
                                         };
                                     };
                                     /** @description Media files the stores settled, refused, of those to upload */
                                     media?: {
+                                        done: number;
+                                        failed: number;
+                                        total: number;
+                                    };
+                                    /** @description Products whose texts the stores took, refused, of those to write */
+                                    products?: {
                                         done: number;
                                         failed: number;
                                         total: number;
@@ -2698,10 +2722,22 @@ export interface operations {
                                                 failed: number;
                                                 total: number;
                                             };
+                                            /** @description Products whose texts the stores took, refused, of those to write */
+                                            products?: {
+                                                done: number;
+                                                failed: number;
+                                                total: number;
+                                            };
                                         };
                                     };
                                     /** @description Media files the stores settled, refused, of those to upload */
                                     media?: {
+                                        done: number;
+                                        failed: number;
+                                        total: number;
+                                    };
+                                    /** @description Products whose texts the stores took, refused, of those to write */
+                                    products?: {
                                         done: number;
                                         failed: number;
                                         total: number;
@@ -2794,10 +2830,22 @@ export interface operations {
                                                 failed: number;
                                                 total: number;
                                             };
+                                            /** @description Products whose texts the stores took, refused, of those to write */
+                                            products?: {
+                                                done: number;
+                                                failed: number;
+                                                total: number;
+                                            };
                                         };
                                     };
                                     /** @description Media files the stores settled, refused, of those to upload */
                                     media?: {
+                                        done: number;
+                                        failed: number;
+                                        total: number;
+                                    };
+                                    /** @description Products whose texts the stores took, refused, of those to write */
+                                    products?: {
                                         done: number;
                                         failed: number;
                                         total: number;
@@ -2890,10 +2938,22 @@ export interface operations {
                                                 failed: number;
                                                 total: number;
                                             };
+                                            /** @description Products whose texts the stores took, refused, of those to write */
+                                            products?: {
+                                                done: number;
+                                                failed: number;
+                                                total: number;
+                                            };
                                         };
                                     };
                                     /** @description Media files the stores settled, refused, of those to upload */
                                     media?: {
+                                        done: number;
+                                        failed: number;
+                                        total: number;
+                                    };
+                                    /** @description Products whose texts the stores took, refused, of those to write */
+                                    products?: {
                                         done: number;
                                         failed: number;
                                         total: number;

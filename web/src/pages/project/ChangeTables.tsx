@@ -12,6 +12,7 @@ const KINDS = [
   ['fields', 'Text fields'],
   ['media', 'Screenshot and preview slots'],
   ['releaseNotes', 'Release notes'],
+  ['products', 'Purchase texts'],
   ['removedLocales', 'Locales removed'],
 ] as const;
 
@@ -54,6 +55,7 @@ export function countsSentence(counts: Counts): string {
       c.fields > 0 && `${c.fields} text field${c.fields === 1 ? '' : 's'}`,
       c.media > 0 && `${c.media} screenshot slot${c.media === 1 ? '' : 's'}`,
       c.releaseNotes > 0 && `${c.releaseNotes} release note${c.releaseNotes === 1 ? '' : 's'}`,
+      c.products > 0 && `${c.products} purchase text${c.products === 1 ? '' : 's'}`,
       c.removedLocales > 0 && `${c.removedLocales} locale${c.removedLocales === 1 ? '' : 's'} removed`,
     ].filter(Boolean);
     return `${STORE_NAMES[store]}: ${kinds.join(', ')}`;
@@ -122,6 +124,26 @@ export function ReleaseNoteChanges({ releaseNotes }: { releaseNotes: Diff['relea
             rows={Object.entries(notes)}
           />
         )),
+      )}
+    </>
+  );
+}
+
+/** In-app purchase and subscription texts: per product and locale, each text before and after. */
+export function ProductChanges({ products }: { products: Diff['products'] }) {
+  return (
+    <>
+      {Object.entries(products).flatMap(([store, byProduct]) =>
+        Object.entries(byProduct).flatMap(([productId, byLocale]) =>
+          Object.entries(byLocale).map(([locale, fields]) => (
+            <BeforeAfter
+              key={`product-${store}-${productId}-${locale}`}
+              caption={`${STORE_NAMES[store as Store]} · ${productId} · ${locale}`}
+              label="Text"
+              rows={Object.entries(fields)}
+            />
+          )),
+        ),
       )}
     </>
   );

@@ -6,7 +6,7 @@ import { useDiff } from '../../api/queries';
 import type { Session } from '../../session';
 import { ErrorMessage, Section } from '../../ui';
 import { ApprovalPanel } from './ApprovalPanel';
-import { ChangeCounts, MediaChanges, ReleaseNoteChanges, TextChanges } from './ChangeTables';
+import { ChangeCounts, MediaChanges, ProductChanges, ReleaseNoteChanges, TextChanges } from './ChangeTables';
 import { PushPanel } from './PushPanel';
 
 export function PendingChanges({
@@ -25,13 +25,17 @@ export function PendingChanges({
   return (
     <Section title="Pending changes">
       {d.inSync ? (
-        <p>Nothing to push: the listings, screenshots and release notes match the stores as last synced.</p>
+        <p>
+          Nothing to push: the listings, screenshots, release notes and purchase texts match the stores as
+          last synced.
+        </p>
       ) : (
         <>
           <ChangeCounts counts={d.counts} caption="Changes to push, per store and kind" />
           <TextChanges stores={d.stores} />
           <MediaChanges media={d.media} />
           <ReleaseNoteChanges releaseNotes={d.releaseNotes} />
+          <ProductChanges products={d.products} />
           {Object.entries(d.removedLocales).map(([store, locales]) => (
             <p key={store}>
               Removed here, still in {store === 'appstore' ? 'the App Store' : 'Google Play'}:{' '}

@@ -107,6 +107,10 @@ function Progress({ record }: { record: Operation }) {
                   part.media.total > 0 &&
                   `; ${part.media.done} of ${part.media.total} files uploaded`}
                 {part.media && part.media.failed > 0 && `, ${part.media.failed} refused`}
+                {part.products &&
+                  part.products.total > 0 &&
+                  `; ${part.products.done} of ${part.products.total} products written`}
+                {part.products && part.products.failed > 0 && `, ${part.products.failed} refused`}
               </li>
             ))}
           </ul>
@@ -142,6 +146,7 @@ function PushResultView({
             <th scope="col">Screenshot slots</th>
             <th scope="col">Files</th>
             <th scope="col">Release notes</th>
+            <th scope="col">Purchase texts</th>
             <th scope="col">Failed</th>
           </tr>
         </thead>
@@ -154,6 +159,7 @@ function PushResultView({
               <td>{row.mediaSlots}</td>
               <td>{row.mediaItems}</td>
               <td>{row.releaseNotes}</td>
+              <td>{row.products}</td>
               <td>{row.failures}</td>
             </tr>
           ))}

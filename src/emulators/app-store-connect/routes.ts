@@ -14,12 +14,16 @@ import { registerAssetRoute, registerMediaRoutes, registerUploadRoute } from './
 import { registerVersionRoutes } from './versions.js';
 import { registerLocalizationWrites } from './writes.js';
 import { registerPurchaseRoutes } from './purchases.js';
+import { registerProductPageRoutes } from './product-pages.js';
+import { registerAppEventRoutes } from './app-events.js';
 
 export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreState, faults: Faults): void {
   const spec = appStoreConnectSpec();
   const api = createJsonApi(state, spec);
   const { origin, respond, sendFailure, resource, page } = api;
   const purchases = registerPurchaseRoutes(state, spec, api);
+  const productPages = registerProductPageRoutes(state, state.marketing, spec, api);
+  const appEvents = registerAppEventRoutes(state, state.marketing, spec, api);
   registerUploadRoute(app, state);
   registerAssetRoute(app, state);
 
@@ -180,6 +184,8 @@ export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreSt
       registerVersionRoutes(scope, state, spec, api);
       registerMediaRoutes(scope, state, spec, api);
       purchases.v1(scope);
+      productPages(scope);
+      appEvents(scope);
     },
     { prefix: '/v1' },
   );

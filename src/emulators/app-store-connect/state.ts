@@ -7,6 +7,12 @@ import {
   type PurchaseSeed,
   type SubscriptionGroupSeed,
 } from './purchases-state.js';
+import {
+  createMarketingState,
+  type AppEventSeed,
+  type MarketingRules,
+  type ProductPageSeed,
+} from './marketing-state.js';
 
 export interface AscSeed {
   keys?: { issuerId: string; keyId: string; publicKey: string }[];
@@ -31,7 +37,13 @@ export interface AscSeed {
     inAppPurchases?: PurchaseSeed[];
     /** Subscription groups and their subscriptions. */
     subscriptionGroups?: SubscriptionGroupSeed[];
+    /** Custom product pages (stores-more.md §B1). */
+    productPages?: ProductPageSeed[];
+    /** In-app events (stores-more.md §B2). */
+    appEvents?: AppEventSeed[];
   }[];
+  /** Page and event rules whose values Apple has not published (stores-more.md §B). */
+  marketingRules?: Partial<MarketingRules>;
   /** In-app purchase rules whose values Apple has not published (stores-more.md §F). */
   purchaseRules?: Partial<PurchaseRules>;
   /** Requests per key per rolling hour (default 3600). */
@@ -73,6 +85,7 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
   const versionLocs = new Map<string, Localization>();
   const usage = new Map<string, number[]>();
   const purchases = createPurchasesState();
+  const marketing = createMarketingState();
   let hourlyLimit = seed.hourlyLimit ?? 3600;
   let pageSize = seed.pageSize ?? 200;
   const counters = { requests: 0, writes: 0 };
@@ -89,8 +102,10 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
     if (next.hourlyLimit !== undefined) hourlyLimit = next.hourlyLimit;
     if (next.pageSize !== undefined) pageSize = next.pageSize;
     if (next.purchaseRules !== undefined) Object.assign(purchases.rules, next.purchaseRules);
+    if (next.marketingRules !== undefined) Object.assign(marketing.rules, next.marketingRules);
     for (const app of next.apps ?? []) {
       purchases.load(app.id, app.inAppPurchases, app.subscriptionGroups);
+      marketing.load(app.id, app.productPages, app.appEvents);
       apps.set(app.id, {
         id: app.id,
         bundleId: app.bundleId,
@@ -137,6 +152,7 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
     versionLocs,
     media,
     purchases,
+    marketing,
     versionSettings: { ...DEFAULT_VERSION_SETTINGS },
     load,
     /** Forgets everything: data, settings and counters. */
@@ -145,6 +161,7 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
       media.sets.clear();
       media.assets.clear();
       purchases.reset();
+      marketing.reset();
       media.settings = { ...DEFAULT_MEDIA_SETTINGS };
       this.versionSettings = { ...DEFAULT_VERSION_SETTINGS };
       hourlyLimit = 3600;

@@ -1,0 +1,349 @@
+/**
+ * Custom product pages in the App Store emulator (stores-more.md §B1, checklist 1–7, 13): pages of
+ * an app, their versions (no DELETE: Apple has none) and localizations, with Apple's rules —
+ * bodies against the spec, locale codes, duplicates, attributes a PATCH may not carry, the
+ * promotional text limit, pages per app, and writes only on an editable (draft) version.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SpecValidator } from '../spec-validator.js';
+import { AscFailure, notFoundError, stateError } from './errors.js';
+import type { JsonApi } from './json-api.js';
+import type { MarketingState, PageLocalization, PageVersion, ProductPage } from './marketing-state.js';
+import { LOCALES } from './rules.js';
+import type { AppStoreState } from './state.js';
+
+type Req = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>;
+interface Body {
+  data: {
+    id?: string;
+    attributes?: Record<string, unknown>;
+    relationships?: Record<string, { data: { id: string } }>;
+  };
+}
+
+export const entityError = (code: string, detail: string, pointer?: string) =>
+  new AscFailure(
+    409,
+    code,
+    'There is a problem with the request entity',
+    detail,
+    ...(pointer === undefined ? [] : [{ pointer }]),
+  );
+
+/** A text over its limit, as Apple says it (stores.md §6). */
+export function checkLength(name: string, value: unknown, max: number): void {
+  if (typeof value === 'string' && [...value].length > max) {
+    throw entityError(
+      'ENTITY_ERROR.ATTRIBUTE.INVALID.TOO_LONG',
+      `The provided entity contains a field '${name}' whose value is too long. It cannot exceed ${max} characters.`,
+      `/data/attributes/${name}`,
+    );
+  }
+}
+
+/** Refuses attributes an update request may not carry (checklist 4), and an id that is not the path's. */
+export function checkUpdate(body: Body, id: string, allowed: string[]): Record<string, unknown> {
+  if (body.data.id !== id) {
+    throw entityError(
+      'ENTITY_ERROR.INCLUDED.INVALID_ID',
+      `The id '${body.data.id}' does not match the path.`,
+      '/data/id',
+    );
+  }
+  const attributes = body.data.attributes ?? {};
+  for (const name of Object.keys(attributes)) {
+    if (!allowed.includes(name))
+      throw entityError(
+        'ENTITY_ERROR.ATTRIBUTE.NOT_ALLOWED',
+        `'${name}' can not be updated`,
+        `/data/attributes/${name}`,
+      );
+  }
+  return attributes;
+}
+
+export function checkLocale(locale: string): void {
+  if (!LOCALES.has(locale))
+    throw entityError(
+      'ENTITY_ERROR.ATTRIBUTE.INVALID',
+      `'${locale}' is not a valid locale`,
+      '/data/attributes/locale',
+    );
+}
+
+export const duplicateLocale = (locale: string) =>
+  entityError(
+    'ENTITY_ERROR.ATTRIBUTE.INVALID.DUPLICATE',
+    `Entity with locale: '${locale}' already exists. Try updating.`,
+    '/data/attributes/locale',
+  );
+
+export function registerProductPageRoutes(
+  state: AppStoreState,
+  marketing: MarketingState,
+  spec: SpecValidator,
+  api: JsonApi,
+) {
+  const { origin, respond, page } = api;
+  const log = (request: FastifyRequest) =>
+    marketing.calls.push(`${request.method} ${request.url.split('?')[0]}`);
+  const checkBody = (schema: string, body: unknown) => {
+    const problem = spec.check(schema, body);
+    if (problem !== null) throw entityError('ENTITY_ERROR', problem);
+    return body as Body;
+  };
+
+  const pageResource = (request: FastifyRequest, p: ProductPage) => ({
+    type: 'appCustomProductPages',
+    id: p.id,
+    attributes: {
+      name: p.name,
+      url: `https://apps.apple.com/app/id${p.appId}?ppid=${p.id}`,
+      visible: p.visible,
+    },
+    links: { self: `${origin(request)}/v1/appCustomProductPages/${p.id}` },
+  });
+  const versionResource = (request: FastifyRequest, v: PageVersion) => ({
+    type: 'appCustomProductPageVersions',
+    id: v.id,
+    attributes: { version: v.version, state: v.state, ...(v.deepLink !== null && { deepLink: v.deepLink }) },
+    links: { self: `${origin(request)}/v1/appCustomProductPageVersions/${v.id}` },
+  });
+  const localizationResource = (request: FastifyRequest, l: PageLocalization) => ({
+    type: 'appCustomProductPageLocalizations',
+    id: l.id,
+    attributes: {
+      locale: l.locale,
+      ...(l.promotionalText !== null && { promotionalText: l.promotionalText }),
+    },
+    links: { self: `${origin(request)}/v1/appCustomProductPageLocalizations/${l.id}` },
+  });
+
+  const requirePage = (id: string) => {
+    const found = marketing.pages.get(id);
+    if (found === undefined) throw notFoundError('appCustomProductPages', id);
+    return found;
+  };
+  const requireVersion = (id: string) => {
+    const found = marketing.pageVersions.get(id);
+    if (found === undefined) throw notFoundError('appCustomProductPageVersions', id);
+    return found;
+  };
+  const requireLocalization = (id: string) => {
+    const found = marketing.pageLocalizations.get(id);
+    if (found === undefined) throw notFoundError('appCustomProductPageLocalizations', id);
+    return found;
+  };
+  /** Checklist 6: a page's texts are written only on an editable version. */
+  const assertEditable = (version: PageVersion, attribute: string) => {
+    if (!marketing.rules.editablePageVersionStates.includes(version.state)) throw stateError(attribute);
+  };
+
+  const onePage = (request: FastifyRequest, reply: FastifyReply, status: number, p: ProductPage) =>
+    respond(reply, status, 'AppCustomProductPageResponse', {
+      data: pageResource(request, p),
+      links: { self: pageResource(request, p).links.self },
+    });
+  const oneVersion = (request: FastifyRequest, reply: FastifyReply, status: number, v: PageVersion) =>
+    respond(reply, status, 'AppCustomProductPageVersionResponse', {
+      data: versionResource(request, v),
+      links: { self: versionResource(request, v).links.self },
+    });
+  const oneLocalization = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    l: PageLocalization,
+  ) =>
+    respond(reply, status, 'AppCustomProductPageLocalizationResponse', {
+      data: localizationResource(request, l),
+      links: { self: localizationResource(request, l).links.self },
+    });
+
+  return (scope: FastifyInstance) => {
+    scope.get('/apps/:id/appCustomProductPages', async (request: Req, reply) => {
+      log(request);
+      if (!state.apps.has(request.params.id)) throw notFoundError('apps', request.params.id);
+      const visible = request.query['filter[visible]'];
+      const items = marketing
+        .pagesOf(request.params.id)
+        .filter((p) => visible === undefined || String(p.visible) === visible);
+      const { slice, links, meta } = page(request, items);
+      return respond(reply, 200, 'AppCustomProductPagesResponse', {
+        data: slice.map((p) => pageResource(request, p)),
+        links,
+        meta,
+      });
+    });
+
+    scope.post('/appCustomProductPages', async (request: Req, reply) => {
+      log(request);
+      const body = checkBody('AppCustomProductPageCreateRequest', request.body);
+      const appId = body.data.relationships!.app!.data.id;
+      if (!state.apps.has(appId)) throw notFoundError('apps', appId);
+      const name = String(body.data.attributes?.name);
+      checkLength('name', name, marketing.rules.limits.pageName);
+      if (marketing.pagesOf(appId).length >= marketing.rules.maxPages) {
+        throw entityError(
+          'ENTITY_ERROR.RELATIONSHIP.INVALID',
+          `An app can have at most ${marketing.rules.maxPages} custom product pages.`,
+          '/data/relationships/app',
+        );
+      }
+      const created: ProductPage = { id: randomUUID(), appId, name, visible: false };
+      marketing.pages.set(created.id, created);
+      return onePage(request, reply, 201, created);
+    });
+    scope.get('/appCustomProductPages/:id', async (request: Req, reply) => {
+      log(request);
+      return onePage(request, reply, 200, requirePage(request.params.id));
+    });
+    scope.patch('/appCustomProductPages/:id', async (request: Req, reply) => {
+      log(request);
+      const found = requirePage(request.params.id);
+      const attributes = checkUpdate(checkBody('AppCustomProductPageUpdateRequest', request.body), found.id, [
+        'name',
+        'visible',
+      ]);
+      checkLength('name', attributes.name, marketing.rules.limits.pageName);
+      if (typeof attributes.name === 'string') found.name = attributes.name;
+      if (typeof attributes.visible === 'boolean') found.visible = attributes.visible;
+      return onePage(request, reply, 200, found);
+    });
+    scope.delete('/appCustomProductPages/:id', async (request: Req, reply) => {
+      log(request);
+      const found = requirePage(request.params.id);
+      for (const v of marketing.versionsOf(found.id)) {
+        for (const l of marketing.pageLocalizationsOf(v.id)) marketing.pageLocalizations.delete(l.id);
+        marketing.pageVersions.delete(v.id);
+      }
+      marketing.pages.delete(found.id);
+      return reply.code(204).send();
+    });
+
+    scope.get('/appCustomProductPages/:id/appCustomProductPageVersions', async (request: Req, reply) => {
+      log(request);
+      requirePage(request.params.id);
+      const states = request.query['filter[state]']?.split(',');
+      const items = marketing
+        .versionsOf(request.params.id)
+        .filter((v) => states === undefined || states.includes(v.state));
+      const { slice, links, meta } = page(request, items);
+      return respond(reply, 200, 'AppCustomProductPageVersionsResponse', {
+        data: slice.map((v) => versionResource(request, v)),
+        links,
+        meta,
+      });
+    });
+    // A new version is a draft that starts with copies of the latest version's texts (unconfirmed).
+    scope.post('/appCustomProductPageVersions', async (request: Req, reply) => {
+      log(request);
+      const body = checkBody('AppCustomProductPageVersionCreateRequest', request.body);
+      const found = requirePage(body.data.relationships!.appCustomProductPage!.data.id);
+      const existing = marketing.versionsOf(found.id);
+      if (marketing.rules.onePageDraft && existing.some((v) => v.state === 'PREPARE_FOR_SUBMISSION')) {
+        throw new AscFailure(
+          409,
+          'STATE_ERROR',
+          'The request cannot be fulfilled because of the state of another resource.',
+          'This custom product page already has a version in Prepare for Submission.',
+        );
+      }
+      const latest = existing.at(-1);
+      const deepLink = body.data.attributes?.deepLink;
+      const created: PageVersion = {
+        id: randomUUID(),
+        pageId: found.id,
+        version: String(Number(latest?.version ?? 0) + 1),
+        state: 'PREPARE_FOR_SUBMISSION',
+        deepLink: typeof deepLink === 'string' ? deepLink : (latest?.deepLink ?? null),
+      };
+      marketing.pageVersions.set(created.id, created);
+      for (const l of latest === undefined ? [] : marketing.pageLocalizationsOf(latest.id)) {
+        const id = randomUUID();
+        marketing.pageLocalizations.set(id, { ...l, id, versionId: created.id });
+      }
+      return oneVersion(request, reply, 201, created);
+    });
+    scope.get('/appCustomProductPageVersions/:id', async (request: Req, reply) => {
+      log(request);
+      return oneVersion(request, reply, 200, requireVersion(request.params.id));
+    });
+    scope.patch('/appCustomProductPageVersions/:id', async (request: Req, reply) => {
+      log(request);
+      const found = requireVersion(request.params.id);
+      const attributes = checkUpdate(
+        checkBody('AppCustomProductPageVersionUpdateRequest', request.body),
+        found.id,
+        ['deepLink'],
+      );
+      assertEditable(found, 'deepLink');
+      found.deepLink = typeof attributes.deepLink === 'string' ? attributes.deepLink : null;
+      return oneVersion(request, reply, 200, found);
+    });
+
+    scope.get(
+      '/appCustomProductPageVersions/:id/appCustomProductPageLocalizations',
+      async (request: Req, reply) => {
+        log(request);
+        requireVersion(request.params.id);
+        const locales = request.query['filter[locale]']?.split(',');
+        const items = marketing
+          .pageLocalizationsOf(request.params.id)
+          .filter((l) => locales === undefined || locales.includes(l.locale));
+        const { slice, links, meta } = page(request, items);
+        return respond(reply, 200, 'AppCustomProductPageLocalizationsResponse', {
+          data: slice.map((l) => localizationResource(request, l)),
+          links,
+          meta,
+        });
+      },
+    );
+    scope.post('/appCustomProductPageLocalizations', async (request: Req, reply) => {
+      log(request);
+      const body = checkBody('AppCustomProductPageLocalizationCreateRequest', request.body);
+      const version = requireVersion(body.data.relationships!.appCustomProductPageVersion!.data.id);
+      const locale = String(body.data.attributes?.locale);
+      checkLocale(locale);
+      assertEditable(version, 'locale');
+      const text = body.data.attributes?.promotionalText;
+      checkLength('promotionalText', text, marketing.rules.limits.promotionalText);
+      if (marketing.pageLocalizationsOf(version.id).some((l) => l.locale === locale))
+        throw duplicateLocale(locale);
+      const created: PageLocalization = {
+        id: randomUUID(),
+        versionId: version.id,
+        locale,
+        promotionalText: typeof text === 'string' ? text : null,
+      };
+      marketing.pageLocalizations.set(created.id, created);
+      return oneLocalization(request, reply, 201, created);
+    });
+    scope.get('/appCustomProductPageLocalizations/:id', async (request: Req, reply) => {
+      log(request);
+      return oneLocalization(request, reply, 200, requireLocalization(request.params.id));
+    });
+    scope.patch('/appCustomProductPageLocalizations/:id', async (request: Req, reply) => {
+      log(request);
+      const found = requireLocalization(request.params.id);
+      const attributes = checkUpdate(
+        checkBody('AppCustomProductPageLocalizationUpdateRequest', request.body),
+        found.id,
+        ['promotionalText'],
+      );
+      assertEditable(requireVersion(found.versionId), 'promotionalText');
+      checkLength('promotionalText', attributes.promotionalText, marketing.rules.limits.promotionalText);
+      found.promotionalText =
+        typeof attributes.promotionalText === 'string' ? attributes.promotionalText : null;
+      return oneLocalization(request, reply, 200, found);
+    });
+    scope.delete('/appCustomProductPageLocalizations/:id', async (request: Req, reply) => {
+      log(request);
+      const found = requireLocalization(request.params.id);
+      assertEditable(requireVersion(found.versionId), 'locale');
+      marketing.pageLocalizations.delete(found.id);
+      return reply.code(204).send();
+    });
+  };
+}

@@ -141,6 +141,30 @@ describe('custom product pages in the App Store emulator', () => {
     expect(locale.body.errors[0].code).toBe('ENTITY_ERROR.ATTRIBUTE.NOT_ALLOWED');
   });
 
+  it('keeps screenshot sets per page localization, changeable only on a draft version', async () => {
+    const createSet = (localization: string) =>
+      call('POST', '/v1/appScreenshotSets', {
+        data: {
+          type: 'appScreenshotSets',
+          attributes: { screenshotDisplayType: 'APP_IPHONE_67' },
+          relationships: {
+            appCustomProductPageLocalization: {
+              data: { type: 'appCustomProductPageLocalizations', id: localization },
+            },
+          },
+        },
+      });
+    const [draft] = await localizationsOf('winter-2');
+    const created = await createSet(draft!.id);
+    expect(created.status).toBe(201);
+    const listed = await call('GET', `/v1/appCustomProductPageLocalizations/${draft!.id}/appScreenshotSets`);
+    expect(listed.body.data.map((s: any) => s.attributes.screenshotDisplayType)).toEqual(['APP_IPHONE_67']);
+    const [approved] = await localizationsOf('winter-1');
+    const refused = await createSet(approved!.id);
+    expect(refused.status).toBe(409);
+    expect(refused.body.errors[0].detail).toContain('custom product page version is APPROVED');
+  });
+
   it('creates a draft version with copies of the texts, refuses a second, and has no version DELETE', async () => {
     const create = (page: string) =>
       call('POST', '/v1/appCustomProductPageVersions', {

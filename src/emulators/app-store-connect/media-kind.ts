@@ -70,6 +70,20 @@ export function mediaKindContext(
 
   /** The version a localization belongs to must be editable for media writes (A1.4, C). */
   const assertEditable = (localizationId: string) => {
+    // A custom product page's media: only on an editable version of the page (stores-more.md §B1).
+    const pageLocalization = state.marketing.pageLocalizations.get(localizationId);
+    if (pageLocalization !== undefined) {
+      const pageVersion = state.marketing.pageVersions.get(pageLocalization.versionId)!;
+      if (!state.marketing.rules.editablePageVersionStates.includes(pageVersion.state)) {
+        throw new AscFailure(
+          409,
+          'STATE_ERROR',
+          'The request cannot be fulfilled because of the state of another resource.',
+          `The ${kind.name} cannot be changed while the custom product page version is ${pageVersion.state}.`,
+        );
+      }
+      return;
+    }
     const localization = state.versionLocs.get(localizationId);
     if (localization === undefined) throw notFoundError('appStoreVersionLocalizations', localizationId);
     const version = state.versions.get(localization.parentId);

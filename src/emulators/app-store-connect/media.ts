@@ -53,12 +53,14 @@ function registerSetRoutes(scope: FastifyInstance, ctx: MediaKindContext): void 
     respond,
     page,
   } = ctx;
-  scope.get<{ Params: { id: string } }>(
-    `/appStoreVersionLocalizations/:id/${setType}`,
-    async (request, reply) => {
-      if (!state.versionLocs.has(request.params.id)) {
-        throw notFoundError('appStoreVersionLocalizations', request.params.id);
-      }
+  // A localization's sets: of an App Store version, or of a custom product page's version.
+  const parents = [
+    ['appStoreVersionLocalizations', (id: string) => state.versionLocs.has(id)],
+    ['appCustomProductPageLocalizations', (id: string) => state.marketing.pageLocalizations.has(id)],
+  ] as const;
+  for (const [parentType, exists] of parents) {
+    scope.get<{ Params: { id: string } }>(`/${parentType}/:id/${setType}`, async (request, reply) => {
+      if (!exists(request.params.id)) throw notFoundError(parentType, request.params.id);
       const query = request.query as Record<string, string | undefined>;
       const types = query[`filter[${kind.typeAttribute}]`]?.split(',');
       const sets = [...media.sets.values()].filter(
@@ -77,18 +79,23 @@ function registerSetRoutes(scope: FastifyInstance, ctx: MediaKindContext): void 
         links,
         meta,
       });
-    },
-  );
+    });
+  }
 
   scope.post(`/${setType}`, async (request, reply) => {
     checkBody(`${kind.setSchema}CreateRequest`, request.body);
     const { data } = request.body as {
       data: {
         attributes: Record<string, string>;
-        relationships: { appStoreVersionLocalization?: { data: { id: string } } };
+        relationships: {
+          appStoreVersionLocalization?: { data: { id: string } };
+          appCustomProductPageLocalization?: { data: { id: string } };
+        };
       };
     };
-    const localizationId = data.relationships.appStoreVersionLocalization?.data.id;
+    const localizationId =
+      data.relationships.appStoreVersionLocalization?.data.id ??
+      data.relationships.appCustomProductPageLocalization?.data.id;
     if (localizationId === undefined) {
       throw new AscFailure(
         409,

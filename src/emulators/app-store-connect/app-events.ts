@@ -10,17 +10,18 @@ import type { SpecValidator } from '../spec-validator.js';
 import { notFoundError, stateError } from './errors.js';
 import type { JsonApi } from './json-api.js';
 import type { AppEvent, EventLocalization, MarketingState, TerritorySchedule } from './marketing-state.js';
-import { checkLength, checkLocale, checkUpdate, duplicateLocale, entityError } from './product-pages.js';
+import {
+  answerOne,
+  bodyChecker,
+  checkLength,
+  checkLocale,
+  checkUpdate,
+  duplicateLocale,
+  entityError,
+} from './entity-rules.js';
 import type { AppStoreState } from './state.js';
 
 type Req = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>;
-interface Body {
-  data: {
-    id?: string;
-    attributes?: Record<string, unknown>;
-    relationships?: Record<string, { data: { id: string } }>;
-  };
-}
 
 const TEXTS = ['name', 'shortDescription', 'longDescription'] as const;
 const EVENT_ATTRIBUTES = [
@@ -43,11 +44,8 @@ export function registerAppEventRoutes(
   const { origin, respond, page } = api;
   const log = (request: FastifyRequest) =>
     marketing.calls.push(`${request.method} ${request.url.split('?')[0]}`);
-  const checkBody = (schema: string, body: unknown) => {
-    const problem = spec.check(schema, body);
-    if (problem !== null) throw entityError('ENTITY_ERROR', problem);
-    return body as Body;
-  };
+  const checkBody = bodyChecker(spec);
+  const one = answerOne(respond);
 
   /** Checklist 12: an event lasts 15 minutes to 31 days, published at most 14 days before it starts. */
   const checkSchedules = (schedules: unknown) => {
@@ -115,20 +113,13 @@ export function registerAppEventRoutes(
   };
 
   const oneEvent = (request: FastifyRequest, reply: FastifyReply, status: number, e: AppEvent) =>
-    respond(reply, status, 'AppEventResponse', {
-      data: eventResource(request, e),
-      links: { self: eventResource(request, e).links.self },
-    });
+    one(reply, status, 'AppEventResponse', eventResource(request, e));
   const oneLocalization = (
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
     l: EventLocalization,
-  ) =>
-    respond(reply, status, 'AppEventLocalizationResponse', {
-      data: localizationResource(request, l),
-      links: { self: localizationResource(request, l).links.self },
-    });
+  ) => one(reply, status, 'AppEventLocalizationResponse', localizationResource(request, l));
 
   return (scope: FastifyInstance) => {
     scope.get('/apps/:id/appEvents', async (request: Req, reply) => {

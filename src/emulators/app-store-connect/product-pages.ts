@@ -8,76 +8,20 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SpecValidator } from '../spec-validator.js';
 import { AscFailure, notFoundError, stateError } from './errors.js';
+import {
+  answerOne,
+  bodyChecker,
+  checkLength,
+  checkLocale,
+  checkUpdate,
+  duplicateLocale,
+  entityError,
+} from './entity-rules.js';
 import type { JsonApi } from './json-api.js';
 import type { MarketingState, PageLocalization, PageVersion, ProductPage } from './marketing-state.js';
-import { LOCALES } from './rules.js';
 import type { AppStoreState } from './state.js';
 
 type Req = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>;
-interface Body {
-  data: {
-    id?: string;
-    attributes?: Record<string, unknown>;
-    relationships?: Record<string, { data: { id: string } }>;
-  };
-}
-
-export const entityError = (code: string, detail: string, pointer?: string) =>
-  new AscFailure(
-    409,
-    code,
-    'There is a problem with the request entity',
-    detail,
-    ...(pointer === undefined ? [] : [{ pointer }]),
-  );
-
-/** A text over its limit, as Apple says it (stores.md §6). */
-export function checkLength(name: string, value: unknown, max: number): void {
-  if (typeof value === 'string' && [...value].length > max) {
-    throw entityError(
-      'ENTITY_ERROR.ATTRIBUTE.INVALID.TOO_LONG',
-      `The provided entity contains a field '${name}' whose value is too long. It cannot exceed ${max} characters.`,
-      `/data/attributes/${name}`,
-    );
-  }
-}
-
-/** Refuses attributes an update request may not carry (checklist 4), and an id that is not the path's. */
-export function checkUpdate(body: Body, id: string, allowed: string[]): Record<string, unknown> {
-  if (body.data.id !== id) {
-    throw entityError(
-      'ENTITY_ERROR.INCLUDED.INVALID_ID',
-      `The id '${body.data.id}' does not match the path.`,
-      '/data/id',
-    );
-  }
-  const attributes = body.data.attributes ?? {};
-  for (const name of Object.keys(attributes)) {
-    if (!allowed.includes(name))
-      throw entityError(
-        'ENTITY_ERROR.ATTRIBUTE.NOT_ALLOWED',
-        `'${name}' can not be updated`,
-        `/data/attributes/${name}`,
-      );
-  }
-  return attributes;
-}
-
-export function checkLocale(locale: string): void {
-  if (!LOCALES.has(locale))
-    throw entityError(
-      'ENTITY_ERROR.ATTRIBUTE.INVALID',
-      `'${locale}' is not a valid locale`,
-      '/data/attributes/locale',
-    );
-}
-
-export const duplicateLocale = (locale: string) =>
-  entityError(
-    'ENTITY_ERROR.ATTRIBUTE.INVALID.DUPLICATE',
-    `Entity with locale: '${locale}' already exists. Try updating.`,
-    '/data/attributes/locale',
-  );
 
 export function registerProductPageRoutes(
   state: AppStoreState,
@@ -88,11 +32,8 @@ export function registerProductPageRoutes(
   const { origin, respond, page } = api;
   const log = (request: FastifyRequest) =>
     marketing.calls.push(`${request.method} ${request.url.split('?')[0]}`);
-  const checkBody = (schema: string, body: unknown) => {
-    const problem = spec.check(schema, body);
-    if (problem !== null) throw entityError('ENTITY_ERROR', problem);
-    return body as Body;
-  };
+  const checkBody = bodyChecker(spec);
+  const one = answerOne(respond);
 
   const pageResource = (request: FastifyRequest, p: ProductPage) => ({
     type: 'appCustomProductPages',
@@ -141,25 +82,15 @@ export function registerProductPageRoutes(
   };
 
   const onePage = (request: FastifyRequest, reply: FastifyReply, status: number, p: ProductPage) =>
-    respond(reply, status, 'AppCustomProductPageResponse', {
-      data: pageResource(request, p),
-      links: { self: pageResource(request, p).links.self },
-    });
+    one(reply, status, 'AppCustomProductPageResponse', pageResource(request, p));
   const oneVersion = (request: FastifyRequest, reply: FastifyReply, status: number, v: PageVersion) =>
-    respond(reply, status, 'AppCustomProductPageVersionResponse', {
-      data: versionResource(request, v),
-      links: { self: versionResource(request, v).links.self },
-    });
+    one(reply, status, 'AppCustomProductPageVersionResponse', versionResource(request, v));
   const oneLocalization = (
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
     l: PageLocalization,
-  ) =>
-    respond(reply, status, 'AppCustomProductPageLocalizationResponse', {
-      data: localizationResource(request, l),
-      links: { self: localizationResource(request, l).links.self },
-    });
+  ) => one(reply, status, 'AppCustomProductPageLocalizationResponse', localizationResource(request, l));
 
   return (scope: FastifyInstance) => {
     scope.get('/apps/:id/appCustomProductPages', async (request: Req, reply) => {

@@ -1,7 +1,8 @@
 /**
  * One store's part of a push, as named steps: skip what a resumed push already wrote, plan what to
- * write (texts, What's New's rule, release notes, media) and say the conflicts left out, write it
- * in one connector call, record what the store took, and answer the outcome with every failure.
+ * write (texts, What's New's rule, release notes, media) and say what is left out
+ * (push-failures.ts), write it in one connector call, record what the store took, answer the
+ * outcome with every failure; then the store's products (push-products.ts).
  */
 import type { LocaleChange, PushReport, ReleaseNotesChange } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
@@ -24,6 +25,7 @@ import {
   type PushOutcome,
 } from './sync.js';
 import { createProductsPush, type ProductsPushDeps } from './push-products.js';
+import { leftOut, reportFailures } from './push-failures.js';
 import { storeFailure } from './sync.service.js';
 
 export interface StorePushDeps extends ProductsPushDeps {
@@ -51,86 +53,12 @@ export interface StorePushResult {
 type MediaPlan = Awaited<ReturnType<StoreMediaService['plan']>>;
 type NotesPlan = ReturnType<ReleasesService['pushPlan']>;
 
-const conflict = (store: Store, locale: string | null, field: string, message: string): Failure => ({
-  store,
-  locale,
-  field,
-  error: { code: 'CONFLICT', message },
-});
-
-/** What a store's part leaves out before any store call, each said as a failure. */
-function leftOut(
-  store: Store,
-  texts: { locale: string; field: string }[],
-  whatsNewRefused: { locale: string; reason: string }[],
-  notes: NotesPlan,
-  media: MediaPlan,
-): Failure[] {
-  return [
-    ...texts.map((c) =>
-      conflict(
-        store,
-        c.locale,
-        c.field,
-        'The store changed this field too: edit it here to choose, then push',
-      ),
-    ),
-    ...whatsNewRefused.map((r) => ({
-      store,
-      locale: r.locale,
-      field: 'whatsNew',
-      error: { code: 'NOT_EDITABLE', message: r.reason },
-    })),
-    ...notes.conflicts.map((c) =>
-      conflict(
-        store,
-        c.locale,
-        `releaseNotes.${c.track}.${c.versionCode}`,
-        'The store changed these release notes too: edit them here to choose, then push',
-      ),
-    ),
-    ...media.conflicts.map((c) =>
-      conflict(
-        store,
-        c.locale,
-        `media.${c.slotType}`,
-        'The store changed these media too: edit the slot here to choose, then push',
-      ),
-    ),
-  ];
-}
-
 /** How many media files a store's part uploads (for progress). */
 function mediaUploads(changeset: Changeset, store: Store, locales: string[] | undefined): number {
   return Object.entries(changeset.media[store] ?? {})
     .filter(([locale]) => locales === undefined || locales.includes(locale))
     .flatMap(([, bySlot]) => Object.values(bySlot))
     .reduce((sum, change) => sum + (change.conflict === undefined ? change.added.length : 0), 0);
-}
-
-/** What the store refused in its write, then what was left out before it. */
-function reportFailures(store: Store, report: PushReport, before: Failure[]): Failure[] {
-  return [
-    ...report.failures.map((f) => ({ store, locale: f.locale, field: f.field, error: f.error })),
-    ...report.releaseNotes
-      .filter((n) => !n.written)
-      .map((n) => ({
-        store,
-        locale: null,
-        field: `releaseNotes.${n.track}.${n.versionCode}`,
-        error: n.error ?? { code: 'NOT_WRITTEN', message: 'The store did not take these notes' },
-      })),
-    ...report.media.flatMap((m) =>
-      m.failures.map((f) => ({
-        store,
-        locale: f.locale,
-        field: `media.${f.slotType}`,
-        ...(f.sha256 !== null && { sha256: f.sha256 }),
-        error: f.error,
-      })),
-    ),
-    ...before,
-  ];
 }
 
 const mediaOutcomeOf = (report: PushReport) => ({

@@ -253,6 +253,54 @@ export interface ProductsReport {
   calls: number;
 }
 
+/** An App Store custom product page (stores-more.md §B1) with its newest version's texts. */
+export interface StoreProductPage {
+  pageId: string;
+  name: string;
+  visible: boolean;
+  url: string | null;
+  /** The newest version: its texts are the page's; null when the page has none yet. */
+  version: { id: string; version: string; state: string; editable: boolean; deepLink: string | null } | null;
+  /** locale → { promotionalText }. */
+  texts: Map<string, FieldValues>;
+}
+
+/** An App Store in-app event (stores-more.md §B2) with its texts. */
+export interface StoreAppEvent {
+  eventId: string;
+  referenceName: string;
+  badge: string | null;
+  state: string;
+  purpose: string | null;
+  priority: string | null;
+  primaryLocale: string | null;
+  schedules: {
+    territories: string[];
+    publishStart: string | null;
+    eventStart: string | null;
+    eventEnd: string | null;
+  }[];
+  /** Its texts may be written in this state. */
+  editable: boolean;
+  /** locale → { name, shortDescription, longDescription }. */
+  texts: Map<string, FieldValues>;
+}
+
+/** A page's or an event's changed texts; a locale the store does not have yet is created. */
+export interface MarketingChange {
+  kind: 'productPage' | 'appEvent';
+  /** The store's id of the page or the event. */
+  id: string;
+  locales: Record<string, FieldValues>;
+}
+
+export interface MarketingResult {
+  kind: MarketingChange['kind'];
+  id: string;
+  written: string[];
+  failures: LocaleFailure[];
+}
+
 export interface StoreConnector {
   readonly store: Store;
   /** Checks that the credentials are accepted by the store. Throws StoreError. */
@@ -290,6 +338,19 @@ export interface StoreConnector {
     changes: ProductChange[],
     options: ProductWriteOptions,
   ): Promise<ProductsReport>;
+  /**
+   * App Store custom product pages and in-app events with their texts. Google Play has no public
+   * API for custom store listings or experiments: its connector throws UNSUPPORTED.
+   */
+  readMarketing(
+    appRef: string,
+  ): Promise<{ pages: StoreProductPage[]; events: StoreAppEvent[]; calls: number }>;
+  /** Writes pages' and events' changed texts, each page or event on its own (as writeProducts). */
+  writeMarketing(
+    appRef: string,
+    changes: MarketingChange[],
+    options: ProductWriteOptions,
+  ): Promise<{ results: MarketingResult[]; calls: number }>;
 }
 
 /** A store's refusal or failure, mapped from its own error body (stores.md §6). */

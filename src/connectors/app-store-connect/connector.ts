@@ -18,6 +18,7 @@ import { createAscMedia, DEFAULT_PROCESSING, type ProcessingPolicy } from './med
 import { readContainers } from './containers.js';
 import { createAscWrite } from './asc-write.js';
 import { createAscProducts } from './products.js';
+import { createAscMarketing } from './marketing.js';
 import {
   APP_INFO_FIELDS,
   EDITABLE_VERSION_STATES,
@@ -47,6 +48,7 @@ export function createAppStoreConnector(
 
   const media = createAscMedia(client, { ...DEFAULT_PROCESSING, ...options.processing });
   const products = createAscProducts(client);
+  const marketing = createAscMarketing(client);
 
   const versionOf = (resource: JsonApiResource): StoreVersion => {
     const a = resource.attributes ?? {};
@@ -116,6 +118,16 @@ export function createAppStoreConnector(
     async readProducts(appId) {
       const counter = { calls: 0 };
       return { products: await products.read(counter, appId), calls: counter.calls };
+    },
+
+    async readMarketing(appId) {
+      const counter = { calls: 0 };
+      return { ...(await marketing.read(counter, appId)), calls: counter.calls };
+    },
+
+    async writeMarketing(_appId, changes, writeOptions) {
+      const counter = { calls: 0 };
+      return { results: await marketing.write(counter, changes, writeOptions), calls: counter.calls };
     },
 
     async writeProducts(_appId, changes, writeOptions) {

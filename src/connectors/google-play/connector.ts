@@ -25,6 +25,15 @@ export interface GooglePlayConnectorOptions extends ConnectorCallOptions {
   tokenUrl: string;
 }
 
+const noMarketing = () =>
+  new StoreError(
+    'playstore',
+    'UNSUPPORTED',
+    'Google Play has no public API for custom store listings or store listing experiments: edit them in the Play Console',
+    null,
+    false,
+  );
+
 export function createGooglePlayConnector(
   secret: PlayStoreSecret,
   options: GooglePlayConnectorOptions,
@@ -86,6 +95,10 @@ export function createGooglePlayConnector(
       const counter = { calls: 0 };
       return { results: await products.write(counter, pkg, changes, writeOptions), calls: counter.calls };
     },
+
+    // Custom store listings and store listing experiments have no public API (design.md §18).
+    readMarketing: () => Promise.reject(noMarketing()),
+    writeMarketing: () => Promise.reject(noMarketing()),
 
     createVersion() {
       return Promise.reject(

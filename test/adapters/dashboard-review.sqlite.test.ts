@@ -6,7 +6,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { RunningEmulators } from '../support/emulators.js';
+import { APP_ID, type RunningEmulators } from '../support/emulators.js';
 import {
   screenshot,
   expectAccessible,
@@ -250,6 +250,19 @@ describe('scoped access', () => {
 
 describe('small screens', () => {
   it('fits every page into 390 px: no sideways scrolling, the header wraps, nothing cut off', async () => {
+    // A product with a long id in several locales: the products table scrolls inside its box.
+    emu.appStore.purchases.load(APP_ID, [
+      {
+        productId: 'com.example.weather.radar.maps.lifetime',
+        name: 'Radar maps, for ever (reference name)',
+        localizations: Object.fromEntries(
+          ['en-US', 'de-DE', 'fr-FR', 'es-ES', 'it', 'ja'].map((l) => [
+            l,
+            { name: 'Radar', description: 'Maps' },
+          ]),
+        ),
+      },
+    ]);
     const org = await organizationWithStores(h, emu);
     const project = await syncedProject(h, org.admin);
     await org.admin.api.patch(`/api/v1/projects/${project}/listings/playstore/de-DE`, {

@@ -126,6 +126,22 @@ describe('in-app purchases and subscriptions', () => {
       await page.getByRole('table', { name: 'App Store · com.example.radar · en-US' }).waitFor();
       const counts = page.getByRole('table', { name: 'Changes to push, per store and kind' });
       await counts.getByRole('columnheader', { name: 'Purchase texts' }).waitFor();
+
+      // Translating: a product's text is a row of the locale's page, saved to the product.
+      await page.goto(`/projects/${project}/translations/de-DE`);
+      const german = page.getByLabel('name · com.example.radar (de-DE)');
+      await german.fill('Radarkarten');
+      await page.getByText('11 / 35').waitFor();
+      await page.locator('tr', { has: german }).getByRole('button', { name: /^Save/ }).click();
+      await expect
+        .poll(async () => {
+          const res = await org.admin.api.get(
+            `/api/v1/projects/${project}/products/appstore/com.example.radar/de-DE`,
+          );
+          return res.body.data.fields.name.value;
+        })
+        .toBe('Radarkarten');
+      await expectAccessible(page, 'translations with products');
     } finally {
       await context.close();
     }

@@ -52,6 +52,9 @@ export const LocaleResponse = Ok(
         translatedFrom: Nullable(
           Type.String({ description: 'The source text the target was translated from, when known' }),
         ),
+        limit: Type.Optional(
+          Nullable(Type.Integer({ description: 'A product text: its limit (per line for benefits)' })),
+        ),
         product: Type.Optional(
           Type.Object(
             { productId: Type.String(), kind: Type.String(), field: Type.String() },

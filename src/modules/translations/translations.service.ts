@@ -171,7 +171,12 @@ export function createTranslationsService(deps: {
       return {
         sourceLocale: matrix.sourceLocale,
         locale,
-        entries: localeEntries(matrix, locale).map((entry) => ({ ...entry, draft: withFit(entry) })),
+        entries: localeEntries(matrix, locale).map((entry) => ({
+          ...entry,
+          draft: withFit(entry),
+          // A product text's limit comes from the instance's table: the page counts against it.
+          ...(entry.product !== undefined && { limit: rules.ruleOf(entry).max }),
+        })),
       };
     },
 

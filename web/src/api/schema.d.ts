@@ -5956,6 +5956,7 @@ export interface operations {
                                 source: string | null;
                                 target: string | null;
                                 translatedFrom: string | null;
+                                limit?: number | null;
                                 /** @description A product text (field products.<productId>.<field>): its product and field */
                                 product?: {
                                     productId: string;

@@ -15,6 +15,17 @@ import { BusyButton, ErrorMessage, Section, ScopeNote } from '../ui';
 import { keys } from '../api/keys';
 import { useOrganization, useTranslationLocale, useTranslations } from '../api/queries';
 
+/** A field's rule as the page needs it: a listing field's from the shared table, a product text's from the API. */
+function ruleOfEntry(entry: Entry): { label: string; max?: number; singleLine?: boolean; list?: boolean } {
+  if (entry.product === undefined) return STORE_FIELDS[entry.store][entry.field]!;
+  const words = entry.product.field.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return {
+    label: `${words} · ${entry.product.productId}`,
+    ...(entry.limit != null && { max: entry.limit }),
+    list: entry.product.field === 'benefits',
+  };
+}
+
 const STATES = ['missing', 'outdated', 'draft', 'current'] as const;
 
 /** Words removed from and added to a text, for "what changed in the source since". */
@@ -145,7 +156,7 @@ function isShown(entry: Entry, shown: Shown, search: string): boolean {
   if (shown === 'todo' ? !TO_DO.has(entry.state) : shown !== 'all' && entry.state !== shown) return false;
   const needle = search.trim().toLocaleLowerCase();
   if (needle === '') return true;
-  const label = STORE_FIELDS[entry.store][entry.field]?.label ?? entry.field;
+  const label = ruleOfEntry(entry).label;
   return [label, entry.source, entry.target, entry.draft?.text].some((text) =>
     text?.toLocaleLowerCase().includes(needle),
   );
@@ -166,6 +177,9 @@ type Entry = {
     overLimit: boolean;
     note: string | null;
   } | null;
+  /** A product text: its product and field, and its limit. */
+  product?: { productId: string; kind: string; field: string };
+  limit?: number | null;
 };
 
 /** One field: source, the target being edited with its counter, the draft waiting. */
@@ -180,19 +194,34 @@ function FieldRow({
   editable: boolean;
   onChanged: () => Promise<unknown>;
 }) {
-  const rule = STORE_FIELDS[entry.store][entry.field]!;
+  const rule = ruleOfEntry(entry);
   const [text, setText] = useState(entry.target ?? '');
-  const length = codePoints(text);
+  // A list (benefits) is counted per line.
+  const length = Math.max(0, ...text.split(rule.list ? '\n' : '\u0000').map(codePoints));
   const over = rule.max !== undefined && length > rule.max;
   const id = `${entry.store}-${entry.field}`;
   const save = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.PATCH('/api/v1/projects/{projectId}/listings/{store}/{locale}', {
-          params: { path: { projectId, store: entry.store, locale: entry.locale } },
-          body: { [entry.field]: text === '' ? null : text },
-        }),
-      ),
+    mutationFn: (): Promise<unknown> =>
+      entry.product === undefined
+        ? unwrap(
+            api.PATCH('/api/v1/projects/{projectId}/listings/{store}/{locale}', {
+              params: { path: { projectId, store: entry.store, locale: entry.locale } },
+              body: { [entry.field]: text === '' ? null : text },
+            }),
+          )
+        : unwrap(
+            api.PATCH('/api/v1/projects/{projectId}/products/{store}/{productId}/{locale}', {
+              params: {
+                path: {
+                  projectId,
+                  store: entry.store,
+                  productId: entry.product.productId,
+                  locale: entry.locale,
+                },
+              },
+              body: { [entry.product.field]: text === '' ? null : text },
+            }),
+          ),
     onSuccess: onChanged,
   });
   const accept = useMutation({

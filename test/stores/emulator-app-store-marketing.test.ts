@@ -165,6 +165,36 @@ describe('custom product pages in the App Store emulator', () => {
     expect(refused.body.errors[0].detail).toContain('custom product page version is APPROVED');
   });
 
+  it("links a page localization only to the app's own keywords; unlinking what is not linked is a no-op", async () => {
+    const live = [...emu.appStore.versionLocs.values()].find(
+      (l) => l.parentId === 'ver-1' && l.locale === 'en-US',
+    )!;
+    live.attributes.keywords = 'rain,radar,storm';
+    const keywords = await call('GET', `/v1/apps/${APP_ID}/searchKeywords?filter[locale]=en-US`);
+    expect(keywords.body.data.map((k: { id: string }) => k.id)).toEqual(['rain', 'radar', 'storm']);
+    const [draft] = await localizationsOf('winter-2');
+    const url = `/v1/appCustomProductPageLocalizations/${draft!.id}/relationships/searchKeywords`;
+    const link = (method: string, ids: string[]) =>
+      call(method, url, { data: ids.map((id) => ({ type: 'appKeywords', id })) });
+    expect((await link('POST', ['radar', 'storm'])).status).toBe(204);
+    const unknown = await link('POST', ['snow']);
+    expect(unknown.status).toBe(409);
+    expect(unknown.body.errors[0].detail).toContain("'snow' is not one of the app's keywords");
+    expect((await link('DELETE', ['rain'])).status).toBe(204);
+    expect((await link('DELETE', ['storm'])).status).toBe(204);
+    const linked = await call('GET', url);
+    expect(linked.body.data).toEqual([{ type: 'appKeywords', id: 'radar' }]);
+    const [approved] = await localizationsOf('winter-1');
+    const refused = await call(
+      'POST',
+      `/v1/appCustomProductPageLocalizations/${approved!.id}/relationships/searchKeywords`,
+      {
+        data: [{ type: 'appKeywords', id: 'radar' }],
+      },
+    );
+    expect(refused.status).toBe(409);
+  });
+
   it('creates a draft version with copies of the texts, refuses a second, and has no version DELETE', async () => {
     const create = (page: string) =>
       call('POST', '/v1/appCustomProductPageVersions', {

@@ -26,6 +26,8 @@ export interface PageLocalization {
   versionId: string;
   locale: string;
   promotionalText: string | null;
+  /** Linked app keywords (their ids are the keywords). */
+  keywords: string[];
 }
 
 export interface TerritorySchedule {
@@ -149,7 +151,7 @@ export function createMarketingState() {
         pageVersions.set(version.id, version);
         for (const [locale, promotionalText] of Object.entries(v.localizations ?? {})) {
           const id = randomUUID();
-          pageLocalizations.set(id, { id, versionId: version.id, locale, promotionalText });
+          pageLocalizations.set(id, { id, versionId: version.id, locale, promotionalText, keywords: [] });
         }
       });
     }

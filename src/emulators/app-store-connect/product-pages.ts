@@ -193,7 +193,7 @@ export function registerProductPageRoutes(
       marketing.pageVersions.set(created.id, created);
       for (const l of latest === undefined ? [] : marketing.pageLocalizationsOf(latest.id)) {
         const id = randomUUID();
-        marketing.pageLocalizations.set(id, { ...l, id, versionId: created.id });
+        marketing.pageLocalizations.set(id, { ...l, id, versionId: created.id, keywords: [...l.keywords] });
       }
       return oneVersion(request, reply, 201, created);
     });
@@ -247,10 +247,94 @@ export function registerProductPageRoutes(
         versionId: version.id,
         locale,
         promotionalText: typeof text === 'string' ? text : null,
+        keywords: [],
       };
       marketing.pageLocalizations.set(created.id, created);
       return oneLocalization(request, reply, 201, created);
     });
+    // The app's keywords: those of its live version, each its own id (stores-more.md §B1, unconfirmed).
+    const appKeywords = (appId: string, locale?: string) => {
+      const live = [...state.versions.values()].filter(
+        (v) => v.appId === appId && v.appVersionState === 'READY_FOR_DISTRIBUTION',
+      );
+      const words = live.flatMap((v) =>
+        [...state.versionLocs.values()]
+          .filter((l) => l.parentId === v.id && (locale === undefined || l.locale === locale))
+          .flatMap((l) => (l.attributes.keywords ?? '').split(',')),
+      );
+      return [...new Set(words.map((w) => w.trim()).filter((w) => w !== ''))];
+    };
+    const keywordList = (request: Req, reply: FastifyReply, schema: string, ids: string[]) => {
+      const { slice, links, meta } = page(request, ids);
+      return respond(reply, 200, schema, {
+        data: slice.map((id) => ({ type: 'appKeywords', id })),
+        links,
+        meta,
+      });
+    };
+    scope.get('/apps/:id/searchKeywords', async (request: Req, reply) => {
+      log(request);
+      if (!state.apps.has(request.params.id)) throw notFoundError('apps', request.params.id);
+      return keywordList(
+        request,
+        reply,
+        'AppKeywordsResponse',
+        appKeywords(request.params.id, request.query['filter[locale]']),
+      );
+    });
+    const appOfLocalization = (l: PageLocalization) =>
+      marketing.pages.get(marketing.pageVersions.get(l.versionId)!.pageId)!.appId;
+    scope.get('/appCustomProductPageLocalizations/:id/searchKeywords', async (request: Req, reply) => {
+      log(request);
+      return keywordList(
+        request,
+        reply,
+        'AppKeywordsResponse',
+        requireLocalization(request.params.id).keywords,
+      );
+    });
+    scope.get(
+      '/appCustomProductPageLocalizations/:id/relationships/searchKeywords',
+      async (request: Req, reply) => {
+        log(request);
+        const found = requireLocalization(request.params.id);
+        return keywordList(
+          request,
+          reply,
+          'AppCustomProductPageLocalizationSearchKeywordsLinkagesResponse',
+          found.keywords,
+        );
+      },
+    );
+    // Linking a keyword the app does not have is refused; unlinking one not linked changes nothing.
+    const linkage = (add: boolean) => async (request: Req, reply: FastifyReply) => {
+      log(request);
+      const found = requireLocalization(request.params.id);
+      const body = checkBody(
+        'AppCustomProductPageLocalizationSearchKeywordsLinkagesRequest',
+        request.body,
+      ) as unknown as {
+        data: { id: string }[];
+      };
+      assertEditable(requireVersion(found.versionId), 'searchKeywords');
+      const ids = body.data.map((d) => d.id);
+      if (add) {
+        const known = new Set(appKeywords(appOfLocalization(found)));
+        const unknown = ids.find((id) => !known.has(id));
+        if (unknown !== undefined) {
+          throw entityError(
+            'ENTITY_ERROR.RELATIONSHIP.INVALID',
+            `The keyword '${unknown}' is not one of the app's keywords.`,
+            '/data',
+          );
+        }
+        found.keywords = [...new Set([...found.keywords, ...ids])];
+      } else found.keywords = found.keywords.filter((k) => !ids.includes(k));
+      return reply.code(204).send();
+    };
+    scope.post('/appCustomProductPageLocalizations/:id/relationships/searchKeywords', linkage(true));
+    scope.delete('/appCustomProductPageLocalizations/:id/relationships/searchKeywords', linkage(false));
+
     scope.get('/appCustomProductPageLocalizations/:id', async (request: Req, reply) => {
       log(request);
       return oneLocalization(request, reply, 200, requireLocalization(request.params.id));

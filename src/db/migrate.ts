@@ -19,6 +19,7 @@ import * as reviewLoop from './migrations/2026_11_28_0016_review_loop.js';
 import * as scopedAccess from './migrations/2026_11_28_0017_scoped_access.js';
 import * as credentialsLastVerified from './migrations/2026_11_28_0018_credentials_last_verified.js';
 import * as products from './migrations/2026_11_28_0019_products.js';
+import * as productLinks from './migrations/2026_11_28_0020_product_links.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_28_0017_scoped_access': scopedAccess,
   '2026_11_28_0018_credentials_last_verified': credentialsLastVerified,
   '2026_11_28_0019_products': products,
+  '2026_11_28_0020_product_links': productLinks,
 };
 
 /**

@@ -512,6 +512,8 @@ export interface StoreProductsTable {
   /** The store's own id of the product (App Store resource id). */
   store_ref: string | null;
   read_at: string;
+  /** The counterpart's product id in the other store, when a member linked one (sync keeps it). */
+  linked_product_id: string | null;
 }
 
 /** A product's text in one locale, with working copy, base and conflict like a listing field. */

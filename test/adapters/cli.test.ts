@@ -44,6 +44,7 @@ beforeAll(async () => {
       '2026_11_28_0017_scoped_access',
       '2026_11_28_0018_credentials_last_verified',
       '2026_11_28_0019_products',
+      '2026_11_28_0020_product_links',
     ],
   });
   h = await startHarness({ database });

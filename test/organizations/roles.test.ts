@@ -91,6 +91,25 @@ async function productSynced(s: Setup): Promise<string> {
   return `/api/v1/projects/${s.project}/products/playstore/coins_100/${language}`;
 }
 
+/** coins_100 on both stores, synced (the App Store one loaded once: the emulator is shared by every case). */
+async function productInBothStores(s: Setup): Promise<void> {
+  await productSynced(s);
+  if (!emu.appStore.purchases.products.has('roles-coins')) {
+    emu.appStore.purchases.load(APP_ID, [
+      {
+        id: 'roles-coins',
+        productId: 'coins_100',
+        name: 'Coins',
+        localizations: { 'en-US': { name: 'Coins', description: 'A bag of coins' } },
+      },
+    ]);
+  }
+  await s.org.admin.api.post(`/api/v1/projects/${s.project}/sync`, {
+    store: 'appstore',
+    include: ['products'],
+  });
+}
+
 const HOOK_URL = 'https://hooks.example.com/appmeta';
 /** A webhook endpoint of the organization, made by its admin. */
 const webhook = async (s: Setup): Promise<string> =>
@@ -278,24 +297,20 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
     V,
     V,
     async (a, s) => {
-      await productSynced(s);
-      // The same product on the App Store (loaded once: the emulator is shared by every case).
-      if (!emu.appStore.purchases.products.has('roles-coins')) {
-        emu.appStore.purchases.load(APP_ID, [
-          {
-            id: 'roles-coins',
-            productId: 'coins_100',
-            name: 'Coins',
-            localizations: { 'en-US': { name: 'Coins', description: 'A bag of coins' } },
-          },
-        ]);
-      }
-      await s.org.admin.api.post(`/api/v1/projects/${s.project}/sync`, {
-        store: 'appstore',
-        include: ['products'],
-      });
+      await productInBothStores(s);
       return a.api.post(`/api/v1/projects/${s.project}/products/copy`, {
         from: { store: 'appstore', productId: 'coins_100' },
+      });
+    },
+  ],
+  'products.link': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      await productInBothStores(s);
+      return a.api.request('PUT', `/api/v1/projects/${s.project}/products/appstore/coins_100/link`, {
+        productId: 'coins_100',
       });
     },
   ],

@@ -276,6 +276,24 @@ const CASES: Record<string, Case> = {
       });
     },
   },
+  'products.link': {
+    kind: 'project',
+    call: async (v, s) => {
+      await playProduct(s);
+      if (!emu.appStore.purchases.products.has('scope-coins')) {
+        emu.appStore.purchases.load(APP_ID, [
+          {
+            id: 'scope-coins',
+            productId: 'coins_100',
+            name: 'Coins',
+            localizations: { 'en-US': { name: 'Coins' } },
+          },
+        ]);
+      }
+      await admin.api.post(`${api(s)}/sync`, { store: 'appstore', include: ['products'] });
+      return v.json('PUT', `${api(s)}/products/playstore/coins_100/link`, { productId: 'coins_100' });
+    },
+  },
   'releaseNotes.copy': {
     kind: 'locale',
     call: async (v, s) => {

@@ -480,10 +480,22 @@ describe('cross-store copy', () => {
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.error.details[0].field).toBe('to.productId');
 
-    const copied = await copy({
-      from: { store: 'appstore', productId: 'com.example.coins100' },
-      to: { productId: 'coins_100' },
-    });
+    // Linked once, the counterpart is found without being named (and the link survives a sync).
+    const linkUrl = `/api/v1/projects/${project}/products/appstore/com.example.coins100/link`;
+    const wrongKind = await admin.api.request('PUT', linkUrl, { productId: 'plus' });
+    expect(wrongKind.status).toBe(400);
+    expect((await admin.api.request('PUT', linkUrl, { productId: 'coins_100' })).status).toBe(200);
+    await synced(project);
+    const listed = (await admin.api.get(`/api/v1/projects/${project}/products`)).body.data.products;
+    expect(
+      listed
+        .filter((p: any) => p.linkedProductId !== null)
+        .map((p: any) => [p.store, p.productId, p.linkedProductId]),
+    ).toEqual([
+      ['appstore', 'com.example.coins100', 'coins_100'],
+      ['playstore', 'coins_100', 'com.example.coins100'],
+    ]);
+    const copied = await copy({ from: { store: 'appstore', productId: 'com.example.coins100' } });
     expect(copied.status, JSON.stringify(copied.body)).toBe(200);
     expect(copied.body.data.copied).toEqual([
       { from: 'de-DE', to: 'de-DE' },

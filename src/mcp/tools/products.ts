@@ -90,8 +90,8 @@ export function productTools(server: McpServer, ctx: RequestContext, services: S
     {
       title: "Copy a product's texts to the other store",
       description:
-        "Copies a product's texts into its counterpart in the other store: the product with the same id, or " +
-        'toProductId. Locales and fields are mapped (App Store name ↔ Google Play title, description ↔ ' +
+        "Copies a product's texts into its counterpart in the other store: toProductId, else the product " +
+        'linked to it, else the one with the same id. Locales and fields are mapped (App Store name ↔ Google Play title, description ↔ ' +
         'description); a text over the target limit is refused, never cut; all or nothing.',
       inputSchema: {
         projectId,

@@ -68,6 +68,7 @@ export const OPERATIONS = {
   'products.history': anyone,
   'products.revert': editors,
   'products.copy': editors,
+  'products.link': editors,
 
   // Translations (design.md §14): members translate and accept drafts; admins keep the glossaries.
   'translations.status': anyone,

@@ -28,6 +28,10 @@ export interface CopyInput {
 
 export const otherStore = (store: Store): Store => (store === 'appstore' ? 'playstore' : 'appstore');
 
+/** The kind a product of `kind` corresponds to in the other store, or undefined (groups have none). */
+export const counterpartKind = (store: Store, kind: string): string | undefined =>
+  COUNTERPART[`${store}/${kind}`]?.kind;
+
 /** The edits a copy makes, and which locale went where. */
 export function planCopy(
   input: CopyInput,
@@ -38,7 +42,7 @@ export function planCopy(
   const from = input.from.store;
   const to = otherStore(from);
   if (source === undefined) throw notFound(`${STORE_LABEL[from]} product ${input.from.productId}`);
-  const targetId = input.to?.productId ?? input.from.productId;
+  const targetId = input.to?.productId ?? source.linked_product_id ?? input.from.productId;
   if (target === undefined) {
     throw notFound(
       `${STORE_LABEL[to]} product ${targetId} (sync first, or name the counterpart in to.productId)`,

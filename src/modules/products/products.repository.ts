@@ -34,7 +34,7 @@ async function product(
     .executeTakeFirst();
 }
 
-async function upsertProduct(db: Executor, row: ProductRow): Promise<void> {
+async function upsertProduct(db: Executor, row: Omit<ProductRow, 'linked_product_id'>): Promise<void> {
   await db
     .insertInto('store_products')
     .values(row)
@@ -47,6 +47,23 @@ async function upsertProduct(db: Executor, row: ProductRow): Promise<void> {
         read_at: row.read_at,
       }),
     )
+    .execute();
+}
+
+/** A product's counterpart in the other store (null: none linked). */
+async function setLink(
+  db: Executor,
+  projectId: string,
+  store: string,
+  productId: string,
+  linked: string | null,
+) {
+  await db
+    .updateTable('store_products')
+    .set({ linked_product_id: linked })
+    .where('project_id', '=', projectId)
+    .where('store', '=', store)
+    .where('product_id', '=', productId)
     .execute();
 }
 
@@ -147,6 +164,7 @@ export const productsRepository = {
   products,
   product,
   upsertProduct,
+  setLink,
   deleteProduct,
   texts,
   upsertText,

@@ -110,4 +110,22 @@ export function productRoutes(app: Api, services: { products: ProductsService })
     handler: async (request) =>
       ok(await products.copy(contextOf(request), request.params.projectId, request.body)),
   });
+
+  app.put('/projects/:projectId/products/:store/:productId/link', {
+    schema: {
+      operationId: 'products.link',
+      tags,
+      summary: 'Links a product to its counterpart in the other store (their ids differ)',
+      description:
+        'Copy then finds the counterpart without being told. One to one: an earlier link of either is undone; null unlinks. Sync keeps links.',
+      security: BEARER,
+      params: S.LinkParams,
+      body: S.LinkBody,
+      response: { 200: S.LinkResponse, ...ERRORS },
+    },
+    handler: async (request) => {
+      const { projectId, ...key } = request.params;
+      return ok(await products.link(contextOf(request), projectId, key, request.body.productId));
+    },
+  });
 }

@@ -23,6 +23,9 @@ const Product = Type.Object({
   states: Type.Record(Type.String(), StringEnum(['unchanged', 'modified', 'conflict']), {
     description: 'locale → whether its texts are as the store has them, changed here, or in conflict',
   }),
+  linkedProductId: Nullable(
+    Type.String({ description: "The counterpart's product id in the other store, when one was linked" }),
+  ),
   pending: Type.Integer({ description: 'Texts that differ from the store (or are in conflict)' }),
   readAt: Timestamp,
 });
@@ -146,4 +149,27 @@ export const CopyResponse = Ok(
     productId: Type.String(),
     copied: Type.Array(Type.Object({ from: Type.String(), to: Type.String() })),
   }),
+);
+
+export const LinkParams = Type.Object({
+  projectId: Type.String({ maxLength: 64 }),
+  store: StringEnum(STORES),
+  productId: Type.String({ minLength: 1, maxLength: 200 }),
+});
+
+export const LinkBody = Type.Object(
+  {
+    productId: Nullable(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: "The counterpart's product id in the other store; null unlinks",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const LinkResponse = Ok(
+  Type.Object({ store: Type.String(), productId: Type.String(), linkedProductId: Nullable(Type.String()) }),
 );

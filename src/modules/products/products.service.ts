@@ -5,14 +5,14 @@
  */
 import type { ProductsReport, StoreProduct } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
-import { notFound } from '../../errors.js';
+import { invalidField, notFound } from '../../errors.js';
 import { productFieldNames, productRuleOf, type ProductLimits } from '../../shared/product-fields.js';
 import type { Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import { actorOf, historyActor } from '../audit/index.js';
 import type { Changeset } from '../listings/index.js';
 import { mergeProducts, recordProductPush } from './product-merge.js';
-import { otherStore, planCopy, type CopyInput } from './product-copy.js';
+import { counterpartKind, otherStore, planCopy, type CopyInput } from './product-copy.js';
 import { productPushPlan, type ProductPushPlan } from './product-changes.js';
 import { createProductWriter, type ProductWriterDeps } from './product-writer.js';
 import { productsRepository as repo, type ProductRow, type TextRow } from './products.repository.js';
@@ -134,6 +134,7 @@ export function createProductsService(deps: ProductsServiceDeps) {
             state: p.state,
             locales,
             states,
+            linkedProductId: p.linked_product_id,
             pending: rows.filter((r) => stateOf(r) !== 'unchanged').length,
             readAt: p.read_at,
           };
@@ -215,15 +216,64 @@ export function createProductsService(deps: ProductsServiceDeps) {
       authorize(ctx, 'products.copy');
       await projects.require(ctx, projectId);
       const to = otherStore(input.from.store);
-      const targetId = input.to?.productId ?? input.from.productId;
-      const [source, target, texts] = await Promise.all([
+      const [source, texts] = await Promise.all([
         repo.product(db, projectId, input.from.store, input.from.productId),
-        repo.product(db, projectId, to, targetId),
         repo.texts(db, projectId, { store: input.from.store, productId: input.from.productId }),
       ]);
+      // The counterpart: the one named, else the one linked, else the same product id.
+      const targetId = input.to?.productId ?? source?.linked_product_id ?? input.from.productId;
+      const target = await repo.product(db, projectId, to, targetId);
       const { edits, copied } = planCopy(input, source, target, texts);
       await write(ctx, projectId, edits, 'copy', (i, name) => `texts.${edits[i]!.locale}.${name}`);
       return { store: to, productId: targetId, copied };
+    },
+
+    /**
+     * Links a product to its counterpart in the other store when their ids differ (or unlinks it,
+     * `null`): copy then finds it without being told. Kept on both products; sync leaves it alone.
+     */
+    async link(
+      ctx: RequestContext,
+      projectId: string,
+      key: { store: Store; productId: string },
+      linkedProductId: string | null,
+    ) {
+      authorize(ctx, 'products.link');
+      await projects.require(ctx, projectId);
+      const product = await requireProduct(projectId, key.store, key.productId);
+      const other = otherStore(key.store);
+      const counterpart =
+        linkedProductId === null ? undefined : await repo.product(db, projectId, other, linkedProductId);
+      if (linkedProductId !== null) {
+        if (counterpart === undefined)
+          throw notFound(`${other === 'appstore' ? 'App Store' : 'Google Play'} product ${linkedProductId}`);
+        if (counterpartKind(key.store, product.kind) !== counterpart.kind) {
+          throw invalidField(
+            'productId',
+            `a ${product.kind} is linked to a ${counterpartKind(key.store, product.kind) ?? 'nothing'}, not a ${counterpart.kind}`,
+          );
+        }
+      }
+      await db.transaction().execute(async (trx) => {
+        // Whatever either was linked to before is unlinked: a link is one to one.
+        for (const [store, id] of [
+          [other, product.linked_product_id],
+          [key.store, counterpart?.linked_product_id ?? null],
+        ] as const) {
+          if (id !== null) await repo.setLink(trx, projectId, store, id, null);
+        }
+        await repo.setLink(trx, projectId, key.store, key.productId, linkedProductId);
+        if (linkedProductId !== null)
+          await repo.setLink(trx, projectId, other, linkedProductId, key.productId);
+        await deps.audit.record(
+          trx,
+          ctx,
+          'products.link',
+          { type: 'product', id: key.productId, projectId },
+          { store: key.store, linkedProductId },
+        );
+      });
+      return { store: key.store, productId: key.productId, linkedProductId };
     },
 
     /** Sync: what a store has, merged three-way into the project's products (caller's transaction). */

@@ -799,6 +799,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/products/{store}/{productId}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Links a product to its counterpart in the other store (their ids differ)
+         * @description Copy then finds the counterpart without being told. One to one: an earlier link of either is undone; null unlinks. Sync keeps links.
+         */
+        put: operations["products.link"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{projectId}/translations": {
         parameters: {
             query?: never;
@@ -5284,6 +5304,7 @@ export interface operations {
                                 states: {
                                     [key: string]: "unchanged" | "modified" | "conflict";
                                 };
+                                linkedProductId: string | null;
                                 /** @description Texts that differ from the store (or are in conflict) */
                                 pending: number;
                                 /**
@@ -5669,6 +5690,62 @@ export interface operations {
                                 from: string;
                                 to: string;
                             }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "products.link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                productId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    productId: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            store: string;
+                            productId: string;
+                            linkedProductId: string | null;
                         };
                     };
                 };

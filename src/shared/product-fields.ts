@@ -12,11 +12,6 @@ export const APPSTORE_PRODUCT_KINDS = ['inAppPurchase', 'subscription', 'subscri
 export const PLAYSTORE_PRODUCT_KINDS = ['inAppProduct', 'subscription'] as const;
 export type ProductKind = (typeof APPSTORE_PRODUCT_KINDS)[number] | (typeof PLAYSTORE_PRODUCT_KINDS)[number];
 
-export const PRODUCT_KINDS: Record<Store, readonly ProductKind[]> = {
-  appstore: APPSTORE_PRODUCT_KINDS,
-  playstore: PLAYSTORE_PRODUCT_KINDS,
-};
-
 export interface ProductFieldRule {
   label: string;
   max: number;

@@ -8,9 +8,13 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from '../support/emulators.js';
+import { createTestDatabase } from '../support/databases.js';
 import { startHarness, type Actor, type Harness } from '../support/harness.js';
 
 let emu: RunningEmulators;
@@ -456,6 +460,48 @@ describe('the limit table', () => {
       expect((await owner.api.patch(url, { name: 'x'.repeat(30) })).status).toBe(200);
     } finally {
       await strict.close();
+    }
+  });
+});
+
+describe('a limit lowered after the edit', () => {
+  it('leaves the text out of the push as INVALID_TEXT, before any store call', async () => {
+    // One database, served first with the default table (35), then by an instance whose table says 30.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-limits-'));
+    const database = await createTestDatabase({ file: path.join(dir, 'limits.db') });
+    let loose: Harness | undefined = await startHarness({ env: emu.env, database });
+    let strict: Harness | undefined;
+    try {
+      const owner = (await loose.given.organization()).admin;
+      await owner.api.request('PUT', '/api/v1/organization/credentials/appstore', emu.credentials.appstore);
+      const { id } = await loose.given.project(owner, { appStoreAppId: APP_ID });
+      await owner.api.post(`/api/v1/projects/${id}/sync`, { include: ['products'] });
+      const url = productUrl(id, 'appstore', 'com.example.coins100', 'en-US');
+      expect((await owner.api.patch(url, { name: 'x'.repeat(33) })).status).toBe(200);
+      await loose.close();
+      loose = undefined;
+      strict = await startHarness({
+        env: { ...emu.env, APPMETA_PRODUCT_LIMITS: '{"appstore.inAppPurchase.name.max":30}' },
+        database,
+      });
+      emu.appStore.purchases.calls.length = 0;
+      const push = await strict.client(owner.apiKey).post(`/api/v1/projects/${id}/push`, {
+        include: ['products'],
+      });
+      expect(push.body.data?.failures, JSON.stringify(push.body)).toEqual([
+        {
+          store: 'appstore',
+          locale: 'en-US',
+          field: 'products.com.example.coins100.name',
+          error: { code: 'INVALID_TEXT', message: 'name must be at most 30 characters (has 33)' },
+        },
+      ]);
+      expect(emu.appStore.purchases.calls).toEqual([]);
+    } finally {
+      await loose?.close();
+      await strict?.close();
+      await database.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

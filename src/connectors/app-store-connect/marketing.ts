@@ -6,8 +6,6 @@
  */
 import {
   StoreError,
-  type FieldValues,
-  type LocaleFailure,
   type MarketingChange,
   type MarketingResult,
   type ProductWriteOptions,
@@ -16,6 +14,7 @@ import {
 } from '../store-connector.js';
 import type { AscClient, Counter } from './client.js';
 import type { JsonApiResource } from './mapper.js';
+import { text, textsByLocale, writeLocales, type LocalizationTarget } from './localization-writes.js';
 
 /** A page version whose texts may be written (stores-more.md §B1: the draft). */
 export const PAGE_DRAFT_STATES = ['PREPARE_FOR_SUBMISSION'];
@@ -24,15 +23,6 @@ const PAGE_REVIEW_STATES = ['READY_FOR_REVIEW', 'WAITING_FOR_REVIEW', 'IN_REVIEW
 /** Event states whose texts may be written (stores-more.md §B2; unconfirmed beyond the draft). */
 export const EVENT_EDITABLE_STATES = ['DRAFT', 'READY_FOR_REVIEW', 'REJECTED'];
 const EVENT_TEXTS = ['name', 'shortDescription', 'longDescription'];
-
-const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-const texts = (resources: JsonApiResource[], names: string[]): Map<string, FieldValues> =>
-  new Map(
-    resources.map((l) => [
-      text(l.attributes?.locale) ?? '',
-      Object.fromEntries(names.map((name) => [name, text(l.attributes?.[name])])),
-    ]),
-  );
 
 export function createAscMarketing(client: AscClient) {
   const newestVersion = async (counter: Counter, pageId: string) => {
@@ -83,7 +73,7 @@ export function createAscMarketing(client: AscClient) {
           texts:
             version === null
               ? new Map()
-              : texts(await pageLocalizations(counter, version.id), ['promotionalText']),
+              : textsByLocale(await pageLocalizations(counter, version.id), ['promotionalText']),
         };
       }),
     );
@@ -113,7 +103,7 @@ export function createAscMarketing(client: AscClient) {
             eventEnd: text(s.eventEnd),
           })),
           editable: EVENT_EDITABLE_STATES.includes(state),
-          texts: texts(await eventLocalizations(counter, event.id), EVENT_TEXTS),
+          texts: textsByLocale(await eventLocalizations(counter, event.id), EVENT_TEXTS),
         };
       }),
     );
@@ -145,103 +135,33 @@ export function createAscMarketing(client: AscClient) {
     return { id, localizations: await pageLocalizations(counter, id) };
   }
 
-  /** One locale: PATCH what differs from the store now, or POST the localization it lacks. */
-  async function writeLocale(
-    counter: Counter,
-    type: 'appCustomProductPageLocalizations' | 'appEventLocalizations',
-    parent: { relationship: string; type: string; id: string },
-    existing: JsonApiResource[],
-    locale: string,
-    fields: FieldValues,
-    options: ProductWriteOptions,
-  ) {
-    const found = existing.find(
-      (l) => (text(l.attributes?.locale) ?? '').toLowerCase() === locale.toLowerCase(),
-    );
-    if (found !== undefined) {
-      const differing = Object.fromEntries(
-        Object.entries(fields).filter(
-          ([name, value]) => (text(found.attributes?.[name]) || null) !== (value || null),
-        ),
-      );
-      if (Object.keys(differing).length === 0) return;
-      await options.beforeWrite?.();
-      await client.call(counter, 'PATCH', `/v1/${type}/${found.id}`, {
-        data: { type, id: found.id, attributes: differing },
-      });
-      return;
-    }
-    await options.beforeWrite?.();
-    await client.call(counter, 'POST', `/v1/${type}`, {
-      data: {
-        type,
-        attributes: {
-          locale,
-          ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null)),
-        },
-        relationships: { [parent.relationship]: { data: { type: parent.type, id: parent.id } } },
-      },
-    });
-  }
-
-  const failureOf = (locale: string, error: unknown): LocaleFailure => {
-    if (!(error instanceof StoreError)) throw error;
-    return { locale, field: error.field, error: { code: error.code, message: error.message } };
-  };
-
+  /** One page (on its draft version) or event: each locale on its own. */
   async function writeOne(
     counter: Counter,
     change: MarketingChange,
     options: ProductWriteOptions,
   ): Promise<MarketingResult> {
-    const locales = Object.keys(change.locales);
-    const result: MarketingResult = { kind: change.kind, id: change.id, written: [], failures: [] };
-    let target: {
-      type: 'appCustomProductPageLocalizations' | 'appEventLocalizations';
-      parent: { relationship: string; type: string; id: string };
-      existing: JsonApiResource[];
-    };
-    try {
+    const where = async (): Promise<LocalizationTarget> => {
       if (change.kind === 'productPage') {
         const draft = await draftOf(counter, change.id);
-        target = {
+        return {
+          path: '/v1/appCustomProductPageLocalizations',
           type: 'appCustomProductPageLocalizations',
-          parent: {
-            relationship: 'appCustomProductPageVersion',
-            type: 'appCustomProductPageVersions',
-            id: draft.id,
+          relationship: {
+            appCustomProductPageVersion: { data: { type: 'appCustomProductPageVersions', id: draft.id } },
           },
           existing: draft.localizations,
         };
-      } else {
-        target = {
-          type: 'appEventLocalizations',
-          parent: { relationship: 'appEvent', type: 'appEvents', id: change.id },
-          existing: await eventLocalizations(counter, change.id),
-        };
       }
-    } catch (error) {
-      result.failures = locales.map((locale) => failureOf(locale, error));
-      return result;
-    }
-    for (const locale of locales) {
-      try {
-        await writeLocale(
-          counter,
-          target.type,
-          target.parent,
-          target.existing,
-          locale,
-          change.locales[locale]!,
-          options,
-        );
-        result.written.push(locale);
-      } catch (error) {
-        if (error instanceof StoreError && error.code === 'CANCELLED') throw error;
-        result.failures.push(failureOf(locale, error));
-      }
-    }
-    return result;
+      return {
+        path: '/v1/appEventLocalizations',
+        type: 'appEventLocalizations',
+        relationship: { appEvent: { data: { type: 'appEvents', id: change.id } } },
+        existing: await eventLocalizations(counter, change.id),
+      };
+    };
+    const outcome = await writeLocales(client, counter, where, change.locales, options.beforeWrite);
+    return { kind: change.kind, id: change.id, ...outcome };
   }
 
   return {

@@ -5,9 +5,7 @@
  * draft version, created when none is open), else the v1 model (texts on the product). Never both.
  */
 import {
-  StoreError,
   type FieldValues,
-  type LocaleFailure,
   type ProductChange,
   type ProductResult,
   type ProductWriteOptions,
@@ -15,6 +13,7 @@ import {
 } from '../store-connector.js';
 import type { AscClient, Counter } from './client.js';
 import type { JsonApiResource } from './mapper.js';
+import { text, textsByLocale, writeLocales } from './localization-writes.js';
 
 type Family = 'inAppPurchase' | 'subscription' | 'subscriptionGroup';
 
@@ -66,8 +65,6 @@ const DRAFT_STATES = ['PREPARE_FOR_SUBMISSION', 'REJECTED', 'DEVELOPER_REJECTED'
 /** A subscription group's product id in appmeta: it has none of its own (design.md §17). */
 export const GROUP_PREFIX = 'group:';
 
-const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
 const isFamily = (kind: string): kind is Family => Object.hasOwn(FAMILY, kind);
 
 /** Where a product's texts live: its v1 localizations, or those of its newest version. */
@@ -98,12 +95,7 @@ export function createAscProducts(client: AscClient) {
   }
 
   const textsOf = (family: Family, home: TextsHome): Map<string, FieldValues> =>
-    new Map(
-      home.localizations.map((l) => [
-        text(l.attributes?.locale) ?? '',
-        Object.fromEntries(FAMILY[family].texts.map((name) => [name, text(l.attributes?.[name])])),
-      ]),
-    );
+    textsByLocale(home.localizations, FAMILY[family].texts);
 
   async function read(counter: Counter, appId: string): Promise<StoreProduct[]> {
     const app = `/v1/apps/${encodeURIComponent(appId)}`;
@@ -172,91 +164,38 @@ export function createAscProducts(client: AscClient) {
     };
   }
 
-  /** One locale: PATCH what differs from the store now, or POST the localization it lacks. */
-  async function writeLocale(
-    counter: Counter,
-    family: Family,
-    containerId: string,
-    home: TextsHome,
-    locale: string,
-    fields: FieldValues,
-    options: ProductWriteOptions,
-  ) {
-    const f = FAMILY[family];
-    const prefix = home.model === 'v1' ? '/v1' : '/v2';
-    // Apple's locale codes are exact, but a connector matching them case-insensitively never POSTs a duplicate.
-    const existing = home.localizations.find(
-      (l) => (text(l.attributes?.locale) ?? '').toLowerCase() === locale.toLowerCase(),
-    );
-    if (existing !== undefined) {
-      const current = existing.attributes ?? {};
-      const differing = Object.fromEntries(
-        Object.entries(fields).filter(([name, value]) => (text(current[name]) || null) !== (value || null)),
-      );
-      if (Object.keys(differing).length === 0) return;
-      await options.beforeWrite?.();
-      await client.call(counter, 'PATCH', `${prefix}/${f.localizations}/${existing.id}`, {
-        data: { type: f.localizations, id: existing.id, attributes: differing },
-      });
-      return;
-    }
-    await options.beforeWrite?.();
-    const relationship =
-      home.model === 'v1'
-        ? { [f.v1Relationship]: { data: { type: f.type, id: containerId } } }
-        : { version: { data: { type: f.versions, id: home.version!.id } } };
-    await client.call(counter, 'POST', `${prefix}/${f.localizations}`, {
-      data: {
-        type: f.localizations,
-        attributes: {
-          locale,
-          ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null)),
-        },
-        relationships: relationship,
-      },
-    });
-  }
-
-  const failureOf = (locale: string, error: unknown): LocaleFailure => {
-    if (!(error instanceof StoreError)) throw error;
-    return { locale, field: error.field, error: { code: error.code, message: error.message } };
-  };
-
   /** One product: its model, a draft when it uses versions, then each locale on its own. */
   async function writeProduct(
     counter: Counter,
     change: ProductChange,
     options: ProductWriteOptions,
   ): Promise<ProductResult> {
-    const locales = Object.keys(change.locales);
-    const result: ProductResult = { productId: change.productId, written: [], failures: [] };
     if (!isFamily(change.kind) || change.storeRef === null) {
       const error = {
         code: 'NOT_FOUND',
         message: `No App Store ${change.kind} ${change.productId}: sync first`,
       };
-      result.failures = locales.map((locale) => ({ locale, field: null, error }));
-      return result;
+      const failures = Object.keys(change.locales).map((locale) => ({ locale, field: null, error }));
+      return { productId: change.productId, written: [], failures };
     }
     const family = change.kind;
-    let home: TextsHome;
-    try {
-      home = await homeOf(counter, family, change.storeRef);
-      if (home.model === 'v2') home = await draftOf(counter, family, change.storeRef, home);
-    } catch (error) {
-      result.failures = locales.map((locale) => failureOf(locale, error));
-      return result;
-    }
-    for (const locale of locales) {
-      try {
-        await writeLocale(counter, family, change.storeRef, home, locale, change.locales[locale]!, options);
-        result.written.push(locale);
-      } catch (error) {
-        if (error instanceof StoreError && error.code === 'CANCELLED') throw error;
-        result.failures.push(failureOf(locale, error));
-      }
-    }
-    return result;
+    const containerId = change.storeRef;
+    const f = FAMILY[family];
+    const where = async () => {
+      let home = await homeOf(counter, family, containerId);
+      if (home.model === 'v2') home = await draftOf(counter, family, containerId, home);
+      return {
+        path: `${home.model === 'v1' ? '/v1' : '/v2'}/${f.localizations}`,
+        type: f.localizations,
+        relationship:
+          home.model === 'v1'
+            ? { [f.v1Relationship]: { data: { type: f.type, id: containerId } } }
+            : { version: { data: { type: f.versions, id: home.version!.id } } },
+        existing: home.localizations,
+      };
+    };
+    const outcome = await writeLocales(client, counter, where, change.locales, options.beforeWrite);
+    return { productId: change.productId, ...outcome };
   }
 
   return {

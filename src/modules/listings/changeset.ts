@@ -41,7 +41,8 @@ export type ProductChanges = Partial<
   Record<Store, Record<string, Record<string, Record<string, FieldChange>>>>
 >;
 
-export function fieldState(row: FieldRow): FieldState {
+/** A text's state from its working copy, base and conflict flag (listing fields, product texts). */
+export function fieldState(row: Pick<FieldRow, 'value' | 'base' | 'in_conflict'>): FieldState {
   if (row.in_conflict === 1) return 'conflict';
   return row.value === row.base ? 'unchanged' : 'modified';
 }

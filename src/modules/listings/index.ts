@@ -4,6 +4,7 @@ export { createApprovals, type Approvals } from './approvals.js';
 export {
   changesetLocales,
   countsByStore,
+  fieldState,
   planFor,
   type Changeset,
   type ProductChanges,

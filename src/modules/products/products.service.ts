@@ -10,7 +10,7 @@ import { productFieldNames, productRuleOf, type ProductLimits } from '../../shar
 import type { Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import { actorOf, historyActor } from '../audit/index.js';
-import type { Changeset } from '../listings/index.js';
+import { fieldState, type Changeset } from '../listings/index.js';
 import { mergeProducts, recordProductPush } from './product-merge.js';
 import { counterpartKind, otherStore, planCopy, type CopyInput } from './product-copy.js';
 import { productPushPlan, type ProductPushPlan } from './product-changes.js';
@@ -47,9 +47,6 @@ export interface ProductFieldView {
   required: boolean;
 }
 
-const stateOf = (row: TextRow): ProductFieldView['state'] =>
-  row.in_conflict === 1 ? 'conflict' : row.value === row.base ? 'unchanged' : 'modified';
-
 export function createProductsService(deps: ProductsServiceDeps) {
   const { db, clock, projects, limits } = deps;
   const writer = createProductWriter(deps);
@@ -72,7 +69,7 @@ export function createProductsService(deps: ProductsServiceDeps) {
       fields[field] = {
         value: api(row?.value ?? null),
         base: api(row?.base ?? null),
-        state: row === undefined ? 'unchanged' : stateOf(row),
+        state: row === undefined ? 'unchanged' : fieldState(row),
         ...(row?.in_conflict === 1 && { storeValue: api(row.conflict_value) }),
         limit: rule.max,
         ...(rule.list !== undefined && { maxItems: rule.list.maxItems }),
@@ -121,7 +118,7 @@ export function createProductsService(deps: ProductsServiceDeps) {
               row.value,
             );
             // A locale is in conflict if a text is, else modified if a text is.
-            const state = stateOf(row);
+            const state = fieldState(row);
             if (state === 'conflict' || (state === 'modified' && states[row.locale] !== 'conflict'))
               states[row.locale] = state;
             else states[row.locale] ??= 'unchanged';
@@ -135,7 +132,7 @@ export function createProductsService(deps: ProductsServiceDeps) {
             locales,
             states,
             linkedProductId: p.linked_product_id,
-            pending: rows.filter((r) => stateOf(r) !== 'unchanged').length,
+            pending: rows.filter((r) => fieldState(r) !== 'unchanged').length,
             readAt: p.read_at,
           };
         }),

@@ -41,7 +41,9 @@ export function syncRoutes(
         'Runs synchronously, or in the background with `Prefer: respond-async` (202, `Location` of the operation, ' +
         '`data.operation`). Three-way merge: fields not edited here take the store value; fields changed on both ' +
         'sides are listed in `conflicts` and keep the local value. 200 whenever the request was valid and ran; each ' +
-        'store reports `synced` and, when false, an `error`. 400 when the named store has no identifier on the project.',
+        'store reports `synced` and, when false, an `error`. In-app purchases and subscriptions are read after the ' +
+        'listings (`products` counts them; a store refusing them is a failure with field `products`); `include` ' +
+        'narrows the sync to `listings` or `products`. 400 when the named store has no identifier on the project.',
       security: BEARER,
       params: ProjectParams,
       headers: PreferHeader,
@@ -70,7 +72,10 @@ export function syncRoutes(
         '`data.operation`; a dry run always answers at once). Pushes only changed fields, never deletes a store locale. Each store reports ' +
         '`pushed` and, when false, an `error`; `written` says what each store took per locale and kind. With ' +
         '`dryRun: true`, answers the changes it would write instead (with `counts` per store and kind). A member ' +
-        'narrowed to some locales gets 403 when the changes include others (push those with `locales`).',
+        'narrowed to some locales gets 403 when the changes include others (push those with `locales`). ' +
+        'Product texts are pushed after the listings, each product on its own (a refusal fails that product, ' +
+        'field `products.<productId>.<field>`); one in conflict or over a limit in force is left out (`CONFLICT`, ' +
+        '`INVALID_TEXT`) before any store call; `include` narrows the push to `listings` or `products`.',
       security: BEARER,
       params: ProjectParams,
       headers: PreferHeader,

@@ -1,11 +1,12 @@
 /** In-app purchases and subscriptions: their texts per locale, merged by sync, planned and recorded by push. */
-export { productChangesOf, productsInLocales, type ProductPushPlan } from './product-changes.js';
-export { parseProductField, productField, type ProductMerge } from './product-merge.js';
 export {
-  productsRepository,
-  type ProductRow,
-  type TextRow as ProductTextRow,
-} from './products.repository.js';
+  productChangesOf,
+  productsInLocales,
+  productsWithTexts,
+  type ProductPushPlan,
+} from './product-changes.js';
+export { parseProductField, productField, type ProductMerge } from './product-merge.js';
+export type { ProductRow, TextRow as ProductTextRow } from './products.repository.js';
 export { productRoutes } from './products.routes.js';
 export { createProductsService, type ProductsService } from './products.service.js';
 export type { ProductEdit, ProductWriter } from './product-writer.js';

@@ -9,7 +9,16 @@ import { checkProductValue, type ProductLimits } from '../../shared/product-fiel
 import type { Store } from '../../shared/stores.js';
 import type { FieldChange, ProductChanges } from '../listings/index.js';
 import { productField } from './product-merge.js';
-import { productsRepository as repo, type ProductRow } from './products.repository.js';
+import { productsRepository as repo, type ProductRow, type TextRow } from './products.repository.js';
+
+/** Every product of a project with every text of them, for readers outside the feature (the translation matrix). */
+export async function productsWithTexts(
+  db: Executor,
+  projectId: string,
+): Promise<{ products: ProductRow[]; texts: TextRow[] }> {
+  const [products, texts] = await Promise.all([repo.products(db, projectId), repo.texts(db, projectId)]);
+  return { products, texts };
+}
 
 export async function productChangesOf(
   db: Executor,

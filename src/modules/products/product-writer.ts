@@ -8,7 +8,7 @@ import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { checkProductValue, productFieldNames, type ProductLimits } from '../../shared/product-fields.js';
 import { isStoreLocale, STORE_LABEL, suggestLocales, type Store } from '../../shared/stores.js';
-import type { OperationId } from '../access/operations.js';
+import type { OperationId } from '../access/index.js';
 import { requireLocalesInScope, type RequestContext } from '../access/index.js';
 import { actorOf, type AuditLog } from '../audit/index.js';
 import type { Outbox } from '../events/index.js';

@@ -10,8 +10,7 @@ import type { Changeset } from '../listings/index.js';
 import { productField, type ProductsService } from '../products/index.js';
 import type { Project } from '../projects/index.js';
 import type { OperationControl } from './operation-runner.js';
-import { appRef, type Failure, type LocaleWritten } from './sync.js';
-import type { StorePushResult } from './push-store.js';
+import { appRef, type Failure, type LocaleWritten, type StorePushResult } from './sync.js';
 
 export type ProductsPushDeps = { products: Pick<ProductsService, 'pushPlan' | 'recordPush'> };
 

@@ -23,6 +23,7 @@ import {
   type IncludedPart,
   type LocaleWritten,
   type PushOutcome,
+  type StorePushResult,
 } from './sync.js';
 import { createProductsPush, type ProductsPushDeps } from './push-products.js';
 import { leftOut, reportFailures } from './push-failures.js';
@@ -40,14 +41,6 @@ export interface StorePushOptions {
   prune?: boolean;
   changesNotSentForReview?: boolean;
   include?: IncludedPart[];
-}
-
-export interface StorePushResult {
-  outcome: PushOutcome;
-  locales: string[];
-  failures: Failure[];
-  /** Per locale, what was written of each kind. */
-  written: LocaleWritten[];
 }
 
 type MediaPlan = Awaited<ReturnType<StoreMediaService['plan']>>;

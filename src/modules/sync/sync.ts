@@ -9,7 +9,7 @@ import {
   type StoreSelection,
 } from '../../shared/stores.js';
 import { isLinked, STORE_IDENTIFIER, type Project } from '../projects/index.js';
-import type { OutcomeError } from './sync.schemas.js';
+import type { Failure, LocaleWritten, OutcomeError, PushOutcome } from './sync.schemas.js';
 
 export type {
   Failure,
@@ -25,6 +25,14 @@ export type {
   SyncOutcome,
   SyncResult,
 } from './sync.schemas.js';
+
+/** What a push did on one store: the outcome reported, and per locale what was written of each kind. */
+export interface StorePushResult {
+  outcome: PushOutcome;
+  locales: string[];
+  failures: Failure[];
+  written: LocaleWritten[];
+}
 
 /** What a sync or push takes part in: listings (texts, media, release notes) and products (design.md §17). */
 export type IncludedPart = 'listings' | 'products';

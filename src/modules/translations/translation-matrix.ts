@@ -7,7 +7,7 @@
 import type { Executor } from '../../db/database.js';
 import { isStoreLocale, mapLocale, STORES, type Store } from '../../shared/stores.js';
 import { listingsWithFields } from '../listings/index.js';
-import { productField, productsRepository } from '../products/index.js';
+import { productField, productsWithTexts } from '../products/index.js';
 import { productFieldNames, type ProductLimits } from '../../shared/product-fields.js';
 import type { ProductRef } from './entry-rules.js';
 import {
@@ -72,12 +72,11 @@ export async function readMatrix(
   projectId: string,
   limits: ProductLimits,
 ): Promise<Matrix> {
-  const [sourceLocale, listings, rows, products, productTexts] = await Promise.all([
+  const [sourceLocale, listings, rows, { products, texts: productTexts }] = await Promise.all([
     repo.sourceLocaleOf(db, projectId),
     listingsWithFields(db, organizationId, projectId),
     repo.listStates(db, projectId),
-    productsRepository.products(db, projectId),
-    productsRepository.texts(db, projectId),
+    productsWithTexts(db, projectId),
   ]);
   const active = listings.filter((l) => l.status === 'active');
   const records = new Map(rows.map((row) => [`${row.store}/${row.locale}/${row.field}`, toRecord(row)]));

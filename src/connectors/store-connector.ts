@@ -212,16 +212,26 @@ export interface ReadReport {
   calls: number;
 }
 
-/** An in-app purchase, subscription or subscription group as a store has it (design.md §17). */
+/**
+ * A store item with localized texts (design.md §17, §18): an in-app purchase, subscription or
+ * subscription group; on the App Store also a custom product page or an in-app event.
+ */
 export interface StoreProduct {
   kind: string;
+  /** The product id; for a page or an event, the store's id of it. */
   productId: string;
   referenceName: string | null;
   state: string | null;
-  /** The store's own id of the product (App Store resource id); null where the product id is enough. */
+  /** The store's own id of the product (App Store resource id; a page's newest version). */
   storeRef: string | null;
   /** locale → field → text; a list (Google Play benefits) holds one item per line. */
   texts: Map<string, FieldValues>;
+  /** What else the store says of it, shown read-only (a page's URL and version, an event's badge and schedule). */
+  details?: Record<string, unknown>;
+  /** Why the store refuses changes to its texts now; absent or null when it takes them. */
+  locked?: string | null;
+  /** A custom product page's screenshots and previews: locale → slot type → files. */
+  media?: StoreMedia;
 }
 
 /** A product's changed texts; a locale the store does not have yet is created. */
@@ -231,6 +241,8 @@ export interface ProductChange {
   storeRef: string | null;
   /** locale → field → text (null clears an optional text). */
   locales: Record<string, FieldValues>;
+  /** A custom product page's slots to bring to their files (after its texts). */
+  media?: MediaSlotChange[];
 }
 
 export interface ProductResult {
@@ -238,6 +250,8 @@ export interface ProductResult {
   /** Locales whose texts the store took. */
   written: string[];
   failures: LocaleFailure[];
+  /** What a page's media push left in each slot. */
+  media?: MediaSlotResult[];
 }
 
 export interface ProductWriteOptions {
@@ -251,54 +265,6 @@ export interface ProductsReport {
   /** One per product asked for, in order: one product's failure never stops another. */
   results: ProductResult[];
   calls: number;
-}
-
-/** An App Store custom product page (stores-more.md §B1) with its newest version's texts. */
-export interface StoreProductPage {
-  pageId: string;
-  name: string;
-  visible: boolean;
-  url: string | null;
-  /** The newest version: its texts are the page's; null when the page has none yet. */
-  version: { id: string; version: string; state: string; editable: boolean; deepLink: string | null } | null;
-  /** locale → { promotionalText }. */
-  texts: Map<string, FieldValues>;
-}
-
-/** An App Store in-app event (stores-more.md §B2) with its texts. */
-export interface StoreAppEvent {
-  eventId: string;
-  referenceName: string;
-  badge: string | null;
-  state: string;
-  purpose: string | null;
-  priority: string | null;
-  primaryLocale: string | null;
-  schedules: {
-    territories: string[];
-    publishStart: string | null;
-    eventStart: string | null;
-    eventEnd: string | null;
-  }[];
-  /** Its texts may be written in this state. */
-  editable: boolean;
-  /** locale → { name, shortDescription, longDescription }. */
-  texts: Map<string, FieldValues>;
-}
-
-/** A page's or an event's changed texts; a locale the store does not have yet is created. */
-export interface MarketingChange {
-  kind: 'productPage' | 'appEvent';
-  /** The store's id of the page or the event. */
-  id: string;
-  locales: Record<string, FieldValues>;
-}
-
-export interface MarketingResult {
-  kind: MarketingChange['kind'];
-  id: string;
-  written: string[];
-  failures: LocaleFailure[];
 }
 
 export interface StoreConnector {
@@ -327,7 +293,11 @@ export interface StoreConnector {
    * unreleased version exists, a version string used before) is thrown as StoreError.
    */
   createVersion(appRef: string, versionString: string): Promise<StoreVersion>;
-  /** The app's in-app purchases and subscriptions with their texts. Throws StoreError. */
+  /**
+   * The app's in-app purchases and subscriptions with their texts; on the App Store also its
+   * custom product pages (with their media) and in-app events. Google Play's custom store
+   * listings and experiments have no public API. Throws StoreError.
+   */
   readProducts(appRef: string): Promise<{ products: StoreProduct[]; calls: number }>;
   /**
    * Writes products' changed texts (never creates or deletes a product). A product's failure is
@@ -338,19 +308,6 @@ export interface StoreConnector {
     changes: ProductChange[],
     options: ProductWriteOptions,
   ): Promise<ProductsReport>;
-  /**
-   * App Store custom product pages and in-app events with their texts. Google Play has no public
-   * API for custom store listings or experiments: its connector throws UNSUPPORTED.
-   */
-  readMarketing(
-    appRef: string,
-  ): Promise<{ pages: StoreProductPage[]; events: StoreAppEvent[]; calls: number }>;
-  /** Writes pages' and events' changed texts, each page or event on its own (as writeProducts). */
-  writeMarketing(
-    appRef: string,
-    changes: MarketingChange[],
-    options: ProductWriteOptions,
-  ): Promise<{ results: MarketingResult[]; calls: number }>;
 }
 
 /** A store's refusal or failure, mapped from its own error body (stores.md §6). */

@@ -10,7 +10,19 @@ import { textProblem } from './text.js';
 
 export const APPSTORE_PRODUCT_KINDS = ['inAppPurchase', 'subscription', 'subscriptionGroup'] as const;
 export const PLAYSTORE_PRODUCT_KINDS = ['inAppProduct', 'subscription'] as const;
-export type ProductKind = (typeof APPSTORE_PRODUCT_KINDS)[number] | (typeof PLAYSTORE_PRODUCT_KINDS)[number];
+/**
+ * App Store custom product pages and in-app events (design.md §18): store items with localized
+ * texts like products, kept by the same engine, listed apart from the purchases.
+ */
+export const MARKETING_KINDS = ['customProductPage', 'appEvent'] as const;
+export type MarketingKind = (typeof MARKETING_KINDS)[number];
+export type ProductKind =
+  | (typeof APPSTORE_PRODUCT_KINDS)[number]
+  | (typeof PLAYSTORE_PRODUCT_KINDS)[number]
+  | MarketingKind;
+
+export const isMarketingKind = (kind: string): kind is MarketingKind =>
+  (MARKETING_KINDS as readonly string[]).includes(kind);
 
 export interface ProductFieldRule {
   label: string;
@@ -43,6 +55,14 @@ export const DEFAULT_PRODUCT_LIMITS: ProductLimits = {
     subscriptionGroup: {
       name: { label: 'Group name', max: 75, required: true, plainCharacters: true, confirmed: false },
       customAppName: { label: 'Custom app name', max: 30, required: false, confirmed: false },
+    },
+    customProductPage: {
+      promotionalText: { label: 'Promotional text', max: 170, required: false, confirmed: true },
+    },
+    appEvent: {
+      name: { label: 'Event name', max: 30, required: false, confirmed: false },
+      shortDescription: { label: 'Short description', max: 50, required: false, confirmed: false },
+      longDescription: { label: 'Long description', max: 120, required: false, confirmed: false },
     },
   },
   playstore: {

@@ -18,7 +18,7 @@ import { createAscMedia, DEFAULT_PROCESSING, type ProcessingPolicy } from './med
 import { readContainers } from './containers.js';
 import { createAscWrite } from './asc-write.js';
 import { createAscProducts } from './products.js';
-import { createAscMarketing } from './marketing.js';
+import { createAscMarketing, isMarketingChange } from './marketing.js';
 import {
   APP_INFO_FIELDS,
   EDITABLE_VERSION_STATES,
@@ -48,7 +48,7 @@ export function createAppStoreConnector(
 
   const media = createAscMedia(client, { ...DEFAULT_PROCESSING, ...options.processing });
   const products = createAscProducts(client);
-  const marketing = createAscMarketing(client);
+  const marketing = createAscMarketing(client, media);
 
   const versionOf = (resource: JsonApiResource): StoreVersion => {
     const a = resource.attributes ?? {};
@@ -117,22 +117,32 @@ export function createAppStoreConnector(
 
     async readProducts(appId) {
       const counter = { calls: 0 };
-      return { products: await products.read(counter, appId), calls: counter.calls };
-    },
-
-    async readMarketing(appId) {
-      const counter = { calls: 0 };
-      return { ...(await marketing.read(counter, appId)), calls: counter.calls };
-    },
-
-    async writeMarketing(_appId, changes, writeOptions) {
-      const counter = { calls: 0 };
-      return { results: await marketing.write(counter, changes, writeOptions), calls: counter.calls };
+      const [purchases, pagesAndEvents] = await Promise.all([
+        products.read(counter, appId),
+        marketing.read(counter, appId),
+      ]);
+      return { products: [...purchases, ...pagesAndEvents], calls: counter.calls };
     },
 
     async writeProducts(_appId, changes, writeOptions) {
       const counter = { calls: 0 };
-      return { results: await products.write(counter, changes, writeOptions), calls: counter.calls };
+      const results = await Promise.all([
+        products.write(
+          counter,
+          changes.filter((c) => !isMarketingChange(c)),
+          writeOptions,
+        ),
+        ...changes.filter(isMarketingChange).map(async (change) => {
+          const result = await marketing.writeOne(counter, change, writeOptions);
+          const failed =
+            result.failures.length > 0 || (result.media ?? []).some((m) => m.failures.length > 0);
+          writeOptions.onProduct?.(change.productId, failed ? 'failed' : 'written');
+          return [result];
+        }),
+      ]);
+      // In the order asked for.
+      const byId = new Map(results.flat().map((r) => [r.productId, r]));
+      return { results: changes.map((c) => byId.get(c.productId)!), calls: counter.calls };
     },
 
     async createVersion(appId, versionString) {

@@ -42,7 +42,7 @@ async function writeLocale(
   locale: string,
   fields: FieldValues,
   beforeWrite: (() => Promise<void>) | undefined,
-) {
+): Promise<string> {
   // Apple's locale codes are exact, but matching them case-insensitively never POSTs a duplicate.
   const found = target.existing.find(
     (l) => (text(l.attributes?.locale) ?? '').toLowerCase() === locale.toLowerCase(),
@@ -53,15 +53,15 @@ async function writeLocale(
         ([name, value]) => (text(found.attributes?.[name]) || null) !== (value || null),
       ),
     );
-    if (Object.keys(differing).length === 0) return;
+    if (Object.keys(differing).length === 0) return found.id;
     await beforeWrite?.();
     await client.call(counter, 'PATCH', `${target.path}/${found.id}`, {
       data: { type: target.type, id: found.id, attributes: differing },
     });
-    return;
+    return found.id;
   }
   await beforeWrite?.();
-  await client.call(counter, 'POST', target.path, {
+  const created = await client.call(counter, 'POST', target.path, {
     data: {
       type: target.type,
       attributes: {
@@ -71,11 +71,13 @@ async function writeLocale(
       relationships: target.relationship,
     },
   });
+  return (created.data as JsonApiResource).id;
 }
 
 /**
  * Writes each locale's changed texts into the target `where` finds (a refusal there fails every
- * locale); a cancelled push stops at once, any other refusal is that locale's failure.
+ * locale); a cancelled push stops at once, any other refusal is that locale's failure. Answers
+ * each written locale's localization id (media hang under it).
  */
 export async function writeLocales(
   client: AscClient,
@@ -83,18 +85,18 @@ export async function writeLocales(
   where: () => Promise<LocalizationTarget>,
   locales: Record<string, FieldValues>,
   beforeWrite?: () => Promise<void>,
-): Promise<{ written: string[]; failures: LocaleFailure[] }> {
+): Promise<{ written: string[]; failures: LocaleFailure[]; ids: Map<string, string> }> {
   const names = Object.keys(locales);
   let target: LocalizationTarget;
   try {
     target = await where();
   } catch (error) {
-    return { written: [], failures: names.map((locale) => failureOf(locale, error)) };
+    return { written: [], failures: names.map((locale) => failureOf(locale, error)), ids: new Map() };
   }
-  const result = { written: [] as string[], failures: [] as LocaleFailure[] };
+  const result = { written: [] as string[], failures: [] as LocaleFailure[], ids: new Map<string, string>() };
   for (const locale of names) {
     try {
-      await writeLocale(client, counter, target, locale, locales[locale]!, beforeWrite);
+      result.ids.set(locale, await writeLocale(client, counter, target, locale, locales[locale]!, beforeWrite));
       result.written.push(locale);
     } catch (error) {
       if (error instanceof StoreError && error.code === 'CANCELLED') throw error;

@@ -44,13 +44,30 @@ interface StoreSet {
 
 type Included = JsonApiResource & { relationships?: Record<string, { data?: { id: string }[] }> };
 
+/**
+ * A localization holding screenshot and preview sets: an App Store version's, or a custom product
+ * page version's (stores-more.md §B1) — same sets, another parent.
+ */
+export interface SetParent {
+  type: 'appStoreVersionLocalizations' | 'appCustomProductPageLocalizations';
+  id: string;
+}
+
+const PARENT_RELATIONSHIP: Record<SetParent['type'], string> = {
+  appStoreVersionLocalizations: 'appStoreVersionLocalization',
+  appCustomProductPageLocalizations: 'appCustomProductPageLocalization',
+};
+
+const parentOf = (localization: string | SetParent): SetParent =>
+  typeof localization === 'string' ? { type: 'appStoreVersionLocalizations', id: localization } : localization;
+
 export function createAscMedia(client: AscClient, processing: ProcessingPolicy) {
   /** A localization's sets of one kind, by our slot type, with their records in display order. */
-  async function readSets(counter: Counter, localizationId: string, kind: Kind) {
+  async function readSets(counter: Counter, parent: SetParent, kind: Kind) {
     const page = (await client.call(
       counter,
       'GET',
-      `/v1/appStoreVersionLocalizations/${localizationId}/${kind.setType}?include=${kind.itemType}&limit=50&limit[${kind.itemType}]=50`,
+      `/v1/${parent.type}/${parent.id}/${kind.setType}?include=${kind.itemType}&limit=50&limit[${kind.itemType}]=50`,
     )) as { data: Included[]; included?: JsonApiResource[] };
     const byId = new Map((page.included ?? []).map((r) => [r.id, recordOf(kind, r)]));
     const sets = new Map<string, StoreSet>();
@@ -65,16 +82,16 @@ export function createAscMedia(client: AscClient, processing: ProcessingPolicy) 
     return sets;
   }
 
-  async function readSet(counter: Counter, localizationId: string, slotType: string) {
+  async function readSet(counter: Counter, parent: SetParent, slotType: string) {
     const kind = kindOf(slotType);
-    return (await readSets(counter, localizationId, kind)).get(slotType) ?? null;
+    return (await readSets(counter, parent, kind)).get(slotType) ?? null;
   }
 
   const { deleteRecord, settle, upload } = createAscAssets(client, processing);
 
   /** Finds the slot's set, creating it when missing; a set that "Already Exists" is read again. */
-  async function ensureSet(counter: Counter, localizationId: string, slotType: string): Promise<StoreSet> {
-    const found = await readSet(counter, localizationId, slotType);
+  async function ensureSet(counter: Counter, parent: SetParent, slotType: string): Promise<StoreSet> {
+    const found = await readSet(counter, parent, slotType);
     if (found !== null) return found;
     const kind = kindOf(slotType);
     try {
@@ -83,16 +100,14 @@ export function createAscMedia(client: AscClient, processing: ProcessingPolicy) 
           type: kind.setType,
           attributes: { [kind.typeAttribute]: kind.storeTypeOf(slotType) },
           relationships: {
-            appStoreVersionLocalization: {
-              data: { type: 'appStoreVersionLocalizations', id: localizationId },
-            },
+            [PARENT_RELATIONSHIP[parent.type]]: { data: { type: parent.type, id: parent.id } },
           },
         },
       });
       return { id: (answer.data as JsonApiResource).id, records: [] };
     } catch (error) {
       if (!(error instanceof StoreError) || error.status !== 409) throw error;
-      const again = await readSet(counter, localizationId, slotType);
+      const again = await readSet(counter, parent, slotType);
       if (again === null) throw error;
       return again;
     }
@@ -135,11 +150,12 @@ export function createAscMedia(client: AscClient, processing: ProcessingPolicy) 
    */
   async function writeSlot(
     counter: Counter,
-    localizationId: string,
+    localization: string | SetParent,
     change: MediaSlotChange,
     onItem: ((progress: MediaProgress) => void) | undefined,
   ): Promise<MediaSlotResult & { bytes: number }> {
     const kind = kindOf(change.slotType);
+    const parent = parentOf(localization);
     const result = {
       locale: change.locale,
       slotType: change.slotType,
@@ -152,8 +168,8 @@ export function createAscMedia(client: AscClient, processing: ProcessingPolicy) 
     };
     const existing =
       change.files.length === 0
-        ? await readSet(counter, localizationId, change.slotType)
-        : await ensureSet(counter, localizationId, change.slotType);
+        ? await readSet(counter, parent, change.slotType)
+        : await ensureSet(counter, parent, change.slotType);
     if (existing === null) {
       result.stored = [];
       return result;
@@ -237,13 +253,18 @@ export function createAscMedia(client: AscClient, processing: ProcessingPolicy) 
 
   return {
     /** The settled files of every slot of the localizations (locale → slot type → files). */
-    async read(counter: Counter, localizations: Map<string, JsonApiResource>): Promise<StoreMedia> {
+    async read(
+      counter: Counter,
+      localizations: Map<string, JsonApiResource>,
+      parentType: SetParent['type'] = 'appStoreVersionLocalizations',
+    ): Promise<StoreMedia> {
       const media: StoreMedia = new Map();
       await Promise.all(
         [...localizations].map(async ([locale, localization]) => {
           const slots = new Map<string, StoreMediaFile[]>();
           for (const kind of [SCREENSHOTS, PREVIEWS]) {
-            for (const [slotType, set] of await readSets(counter, localization.id, kind)) {
+            const parent = { type: parentType, id: localization.id };
+            for (const [slotType, set] of await readSets(counter, parent, kind)) {
               const shown = set.records.filter((r) => r.state !== 'FAILED' && r.state !== 'AWAITING_UPLOAD');
               slots.set(
                 slotType,

@@ -194,8 +194,14 @@ export function createAscProducts(client: AscClient) {
         existing: home.localizations,
       };
     };
-    const outcome = await writeLocales(client, counter, where, change.locales, options.beforeWrite);
-    return { productId: change.productId, ...outcome };
+    const { written, failures } = await writeLocales(
+      client,
+      counter,
+      where,
+      change.locales,
+      options.beforeWrite,
+    );
+    return { productId: change.productId, written, failures };
   }
 
   return {

@@ -25,15 +25,6 @@ export interface GooglePlayConnectorOptions extends ConnectorCallOptions {
   tokenUrl: string;
 }
 
-const noMarketing = () =>
-  new StoreError(
-    'playstore',
-    'UNSUPPORTED',
-    'Google Play has no public API for custom store listings or store listing experiments: edit them in the Play Console',
-    null,
-    false,
-  );
-
 export function createGooglePlayConnector(
   secret: PlayStoreSecret,
   options: GooglePlayConnectorOptions,
@@ -97,9 +88,6 @@ export function createGooglePlayConnector(
     },
 
     // Custom store listings and store listing experiments have no public API (design.md §18).
-    readMarketing: () => Promise.reject(noMarketing()),
-    writeMarketing: () => Promise.reject(noMarketing()),
-
     createVersion() {
       return Promise.reject(
         new StoreError(

@@ -44,7 +44,7 @@ import { dashboardInviteRoutes, inviteRoutes } from './modules/invites/index.js'
 import { listingRoutes } from './modules/listings/index.js';
 import { mediaRoutes } from './modules/media/index.js';
 import { releaseRoutes } from './modules/releases/index.js';
-import { productRoutes } from './modules/products/index.js';
+import { marketingRoutes, productRoutes } from './modules/products/index.js';
 import { translationRoutes } from './modules/translations/index.js';
 import { localeRoutes } from './modules/locales/index.js';
 import { memberRoutes } from './modules/members/index.js';
@@ -284,6 +284,7 @@ function versionOneRoutes(api: Api, services: Services): void {
   mediaRoutes(api, services);
   releaseRoutes(api, services);
   productRoutes(api, services);
+  marketingRoutes(api, services);
   translationRoutes(api, services);
   organizationRoutes(api, services);
   memberRoutes(api, services);

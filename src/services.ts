@@ -41,7 +41,7 @@ import { createWebhookFanOut, createWebhooksService } from './modules/webhooks/i
 import { createJobQueue, WAKE_AFTER_MS, type JobQueue } from './jobs/index.js';
 import { createBlobStore, type BlobStore } from './blobs/index.js';
 import { createReleasesService, releaseNotesChangesOf } from './modules/releases/index.js';
-import { createProductsService, productChangesOf } from './modules/products/index.js';
+import { createMarketingService, createProductsService, productChangesOf } from './modules/products/index.js';
 import {
   createMediaCollection,
   createMediaService,
@@ -171,6 +171,15 @@ export function createServices(deps: ServiceDeps) {
     textsChanged,
   });
   const storeMedia = createStoreMedia({ db, clock, blobs, organizations });
+  const media = createMediaService({
+    db,
+    clock,
+    blobs,
+    projects,
+    organizations,
+    audit,
+    pages: { lockOf: (projectId, pageId) => products.pageLock(projectId, pageId) },
+  });
   const sync = createSyncService({
     db,
     clock,
@@ -309,7 +318,18 @@ export function createServices(deps: ServiceDeps) {
     outbox,
     queue,
     locales: createLocalesService({ db, projects, listings: listingsRepository }),
-    media: createMediaService({ db, clock, blobs, projects, organizations, audit }),
+    media,
+    marketing: createMarketingService({
+      db,
+      audit,
+      projects,
+      limits: deps.config.productLimits,
+      writer: products.writer,
+      media: {
+        previews: (projectId) => media.pagePreviews(projectId),
+        copyDefault: (ctx, projectId, input) => media.copyIntoPage(ctx, projectId, input),
+      },
+    }),
     mediaTransfer: createMediaTransfer({ db, clock, blobs, projects, organizations, audit }),
     mediaCollection: createMediaCollection({ db, clock, blobs }),
     blobs,

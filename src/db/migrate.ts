@@ -20,6 +20,7 @@ import * as scopedAccess from './migrations/2026_11_28_0017_scoped_access.js';
 import * as credentialsLastVerified from './migrations/2026_11_28_0018_credentials_last_verified.js';
 import * as products from './migrations/2026_11_28_0019_products.js';
 import * as productLinks from './migrations/2026_11_28_0020_product_links.js';
+import * as marketingItems from './migrations/2026_11_28_0021_marketing_items.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_28_0018_credentials_last_verified': credentialsLastVerified,
   '2026_11_28_0019_products': products,
   '2026_11_28_0020_product_links': productLinks,
+  '2026_11_28_0021_marketing_items': marketingItems,
 };
 
 /**

@@ -514,6 +514,10 @@ export interface StoreProductsTable {
   read_at: string;
   /** The counterpart's product id in the other store, when a member linked one (sync keeps it). */
   linked_product_id: string | null;
+  /** JSON: what else the store says of a page or an event, shown read-only. */
+  details: string | null;
+  /** Why the store refuses changes to the item's texts now; null when it takes them. */
+  locked: string | null;
 }
 
 /** A product's text in one locale, with working copy, base and conflict like a listing field. */

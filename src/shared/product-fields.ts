@@ -17,9 +17,7 @@ export const PLAYSTORE_PRODUCT_KINDS = ['inAppProduct', 'subscription'] as const
 export const MARKETING_KINDS = ['customProductPage', 'appEvent'] as const;
 export type MarketingKind = (typeof MARKETING_KINDS)[number];
 export type ProductKind =
-  | (typeof APPSTORE_PRODUCT_KINDS)[number]
-  | (typeof PLAYSTORE_PRODUCT_KINDS)[number]
-  | MarketingKind;
+  (typeof APPSTORE_PRODUCT_KINDS)[number] | (typeof PLAYSTORE_PRODUCT_KINDS)[number] | MarketingKind;
 
 export const isMarketingKind = (kind: string): kind is MarketingKind =>
   (MARKETING_KINDS as readonly string[]).includes(kind);

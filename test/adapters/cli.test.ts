@@ -45,6 +45,7 @@ beforeAll(async () => {
       '2026_11_28_0018_credentials_last_verified',
       '2026_11_28_0019_products',
       '2026_11_28_0020_product_links',
+      '2026_11_28_0021_marketing_items',
     ],
   });
   h = await startHarness({ database });

@@ -110,6 +110,32 @@ async function productInBothStores(s: Setup): Promise<void> {
   });
 }
 
+/** A custom product page and an in-app event synced into the project (loaded once: the emulator is shared). */
+async function marketingSynced(s: Setup): Promise<{ page: string; event: string }> {
+  await connectStores(s);
+  if (!emu.appStore.marketing.pages.has('roles-page')) {
+    emu.appStore.marketing.load(
+      APP_ID,
+      [
+        {
+          id: 'roles-page',
+          name: 'Roles',
+          versions: [{ state: 'PREPARE_FOR_SUBMISSION', localizations: { 'en-US': 'Page text' } }],
+        },
+      ],
+      [{ id: 'roles-event', referenceName: 'Roles', localizations: { 'en-US': { name: 'Roles week' } } }],
+    );
+  }
+  await s.org.admin.api.post(`/api/v1/projects/${s.project}/sync`, {
+    store: 'appstore',
+    include: ['products'],
+  });
+  return {
+    page: `/api/v1/projects/${s.project}/product-pages/roles-page`,
+    event: `/api/v1/projects/${s.project}/app-events/roles-event`,
+  };
+}
+
 const HOOK_URL = 'https://hooks.example.com/appmeta';
 /** A webhook endpoint of the organization, made by its admin. */
 const webhook = async (s: Setup): Promise<string> =>
@@ -313,6 +339,30 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
         productId: 'coins_100',
       });
     },
+  ],
+  'productPages.list': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/product-pages`)],
+  'productPages.get': [V, V, V, async (a, s) => a.api.get(`${(await marketingSynced(s)).page}/en-US`)],
+  'productPages.update': [
+    X,
+    V,
+    V,
+    async (a, s) =>
+      a.api.patch(`${(await marketingSynced(s)).page}/en-US`, { promotionalText: 'Storm season' }),
+  ],
+  'productPages.copyDefault': [
+    X,
+    V,
+    V,
+    async (a, s) =>
+      a.api.post(`${(await marketingSynced(s)).page}/copy-default`, { locales: ['en-US'], parts: ['media'] }),
+  ],
+  'appEvents.list': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/app-events`)],
+  'appEvents.get': [V, V, V, async (a, s) => a.api.get(`${(await marketingSynced(s)).event}/en-US`)],
+  'appEvents.update': [
+    X,
+    V,
+    V,
+    async (a, s) => a.api.patch(`${(await marketingSynced(s)).event}/en-US`, { name: 'Storm week' }),
   ],
   'media.list': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/media`)],
   'media.slotTypes': [V, V, V, (a) => a.api.get('/api/v1/media/slot-types')],

@@ -74,6 +74,25 @@ async function playRelease(s: Setup, note?: string): Promise<void> {
   }
 }
 
+/** A custom product page and an in-app event, synced (loaded once: the emulator is shared); their URLs. */
+async function marketing(s: Setup): Promise<{ page: string; event: string }> {
+  if (!emu.appStore.marketing.pages.has('scope-page')) {
+    emu.appStore.marketing.load(
+      APP_ID,
+      [
+        {
+          id: 'scope-page',
+          name: 'Scope',
+          versions: [{ state: 'PREPARE_FOR_SUBMISSION', localizations: { 'en-US': 'Page text' } }],
+        },
+      ],
+      [{ id: 'scope-event', referenceName: 'Scope', localizations: { 'en-US': { name: 'Scope week' } } }],
+    );
+  }
+  await admin.api.post(`${api(s)}/sync`, { store: 'appstore', include: ['products'] });
+  return { page: `${api(s)}/product-pages/scope-page`, event: `${api(s)}/app-events/scope-event` };
+}
+
 /** Google Play's one-time product coins_100, synced; the admin wrote its title in `locale` when `title` is given. */
 async function playProduct(s: Setup, title?: string): Promise<string> {
   const app = emu.play.apps.get(PACKAGE)!;
@@ -293,6 +312,21 @@ const CASES: Record<string, Case> = {
       await admin.api.post(`${api(s)}/sync`, { store: 'appstore', include: ['products'] });
       return v.json('PUT', `${api(s)}/products/playstore/coins_100/link`, { productId: 'coins_100' });
     },
+  },
+  'productPages.update': {
+    kind: 'locale',
+    call: async (v, s) =>
+      v.json('PATCH', `${(await marketing(s)).page}/${s.locale}`, { promotionalText: 'Sturmsaison' }),
+  },
+  'productPages.copyDefault': {
+    kind: 'locale',
+    call: async (v, s) =>
+      v.json('POST', `${(await marketing(s)).page}/copy-default`, { locales: [s.locale] }),
+  },
+  'appEvents.update': {
+    kind: 'locale',
+    call: async (v, s) =>
+      v.json('PATCH', `${(await marketing(s)).event}/${s.locale}`, { name: 'Sturmwoche' }),
   },
   'releaseNotes.copy': {
     kind: 'locale',

@@ -212,11 +212,18 @@ describe('custom product pages and in-app events through the App Store connector
     const page = marketingOf((await apple.readProducts(APP_ID)).products).find(
       (p) => p.productId === 'page-draft',
     )!;
-    expect(page.media?.get('en-US')?.get('APP_IPHONE_67')?.map((f) => f.checksum)).toEqual([
-      first.md5,
-      second.md5,
-    ]);
-    expect(page.media?.get('fr-FR')?.get('APP_IPHONE_67')?.map((f) => f.checksum)).toEqual([second.md5]);
+    expect(
+      page.media
+        ?.get('en-US')
+        ?.get('APP_IPHONE_67')
+        ?.map((f) => f.checksum),
+    ).toEqual([first.md5, second.md5]);
+    expect(
+      page.media
+        ?.get('fr-FR')
+        ?.get('APP_IPHONE_67')
+        ?.map((f) => f.checksum),
+    ).toEqual([second.md5]);
     expect([...page.texts.keys()].sort()).toEqual(['en-US', 'fr-FR']);
   });
 

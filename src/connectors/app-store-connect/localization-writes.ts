@@ -96,7 +96,10 @@ export async function writeLocales(
   const result = { written: [] as string[], failures: [] as LocaleFailure[], ids: new Map<string, string>() };
   for (const locale of names) {
     try {
-      result.ids.set(locale, await writeLocale(client, counter, target, locale, locales[locale]!, beforeWrite));
+      result.ids.set(
+        locale,
+        await writeLocale(client, counter, target, locale, locales[locale]!, beforeWrite),
+      );
       result.written.push(locale);
     } catch (error) {
       if (error instanceof StoreError && error.code === 'CANCELLED') throw error;

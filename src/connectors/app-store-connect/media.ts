@@ -59,7 +59,9 @@ const PARENT_RELATIONSHIP: Record<SetParent['type'], string> = {
 };
 
 const parentOf = (localization: string | SetParent): SetParent =>
-  typeof localization === 'string' ? { type: 'appStoreVersionLocalizations', id: localization } : localization;
+  typeof localization === 'string'
+    ? { type: 'appStoreVersionLocalizations', id: localization }
+    : localization;
 
 export function createAscMedia(client: AscClient, processing: ProcessingPolicy) {
   /** A localization's sets of one kind, by our slot type, with their records in display order. */

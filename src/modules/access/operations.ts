@@ -69,6 +69,14 @@ export const OPERATIONS = {
   'products.revert': editors,
   'products.copy': editors,
   'products.link': editors,
+  // App Store custom product pages and in-app events (design.md §18).
+  'productPages.list': anyone,
+  'productPages.get': anyone,
+  'productPages.update': editors,
+  'productPages.copyDefault': editors,
+  'appEvents.list': anyone,
+  'appEvents.get': anyone,
+  'appEvents.update': editors,
 
   // Translations (design.md §14): members translate and accept drafts; admins keep the glossaries.
   'translations.status': anyone,

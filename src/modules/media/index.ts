@@ -8,6 +8,8 @@ export { MediaChangesSchema } from './media.schemas.js';
 export { createMediaTransfer } from './media-transfer.js';
 export {
   createStoreMedia,
+  ofPage,
+  pagesWithMedia,
   type MediaConflict,
   type MediaMerge,
   type StoreMediaService,

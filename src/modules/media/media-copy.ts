@@ -21,6 +21,9 @@ import type { MediaSlot } from './media.js';
 import type { AuditLog } from '../audit/index.js';
 import { mediaRepository as repo } from './media.repository.js';
 import { checkFile, countBreak, displayTypeForSize, slotRule } from './slots.js';
+import type { MediaServiceDeps } from './media.service.js';
+import { slotKey } from '../../shared/page-slots.js';
+import { AppError, notFound } from '../../errors.js';
 
 type SlotWriter = ReturnType<typeof createSlotWriter>;
 
@@ -31,6 +34,14 @@ export interface MediaCopyDeps {
   audit: Pick<AuditLog, 'record'>;
   writeProject: SlotWriter['writeProject'];
   writeSlot: SlotWriter['writeSlot'];
+  pages: MediaServiceDeps['pages'];
+}
+
+/** Where a copy reads or writes: a store's locale, on the default page or a custom product page. */
+interface CopyPlace {
+  store: Store;
+  locale?: string;
+  productPage?: string | undefined;
 }
 
 /** The default target slot type of a cross-store copy (or the same type within a store). */
@@ -47,18 +58,41 @@ function targetSlotType(from: Store, to: Store, slot: MediaSlot): string | undef
   return first?.width && first.height ? displayTypeForSize(first.width, first.height, '') : undefined;
 }
 
-export function createMediaCopy({ db, clock, projects, audit, writeProject, writeSlot }: MediaCopyDeps) {
+export function createMediaCopy({
+  db,
+  clock,
+  projects,
+  audit,
+  writeProject,
+  writeSlot,
+  pages,
+}: MediaCopyDeps) {
+  /** A custom product page named by a copy: an App Store page of the project (and for a target, editable). */
+  async function requirePage(projectId: string, place: CopyPlace, field: string, writing: boolean) {
+    if (place.productPage === undefined) return;
+    if (place.store !== 'appstore')
+      throw invalidField(`${field}.productPage`, 'custom product pages are App Store pages (store appstore)');
+    const page = await pages.lockOf(projectId, place.productPage);
+    if (page === undefined) throw notFound(`Custom product page ${place.productPage}`);
+    if (writing && page.locked !== null) {
+      throw new AppError('CONFLICT', page.locked, [
+        { field: `${field}.productPage`, message: 'not editable now' },
+      ]);
+    }
+  }
+
   /** Target locales of a copy: one, or with "*" every locale the target store knows in the project. */
   async function targetLocales(
     ctx: RequestContext,
     project: Project,
-    input: { from: { store: Store; locale: string }; to: { store: Store; locale?: string } },
+    input: { from: CopyPlace & { locale: string }; to: CopyPlace },
   ): Promise<string[]> {
     if (input.to.locale === '*') {
       const locales = new Set(await repo.listingLocales(db, project.id, input.to.store));
       for (const row of await repo.listSlots(db, project.id, { store: input.to.store }))
         locales.add(row.locale);
-      if (input.from.store === input.to.store) locales.delete(input.from.locale);
+      if (input.from.store === input.to.store && input.from.productPage === input.to.productPage)
+        locales.delete(input.from.locale);
       // "Every locale" of a member narrowed to some means every locale of theirs.
       for (const locale of locales) if (!coversLocales(ctx, [locale])) locales.delete(locale);
       if (locales.size === 0)
@@ -92,8 +126,8 @@ export function createMediaCopy({ db, clock, projects, audit, writeProject, writ
     ctx: RequestContext,
     projectId: string,
     input: {
-      from: { store: Store; locale: string };
-      to: { store: Store; locale?: string };
+      from: CopyPlace & { locale: string };
+      to: CopyPlace;
       slotTypes?: string[];
     },
   ): Promise<{ slots: MediaSlot[]; copied: { from: string; to: string; items: number }[] }> {
@@ -101,10 +135,14 @@ export function createMediaCopy({ db, clock, projects, audit, writeProject, writ
     const project = await projects.require(ctx, projectId);
     requireLinked(project, input.from.store, 'from.store');
     requireLinked(project, input.to.store, 'to.store');
-    const sourceSlots = await toSlots(
-      db,
-      await repo.listSlots(db, projectId, { store: input.from.store, locale: input.from.locale }),
-    );
+    await requirePage(projectId, input.from, 'from', false);
+    await requirePage(projectId, input.to, 'to', true);
+    const sourceSlots = (
+      await toSlots(
+        db,
+        await repo.listSlots(db, projectId, { store: input.from.store, locale: input.from.locale }),
+      )
+    ).filter((slot) => slot.productPage === input.from.productPage);
     const wanted = (
       input.slotTypes ?? sourceSlots.filter((s) => s.items.length > 0).map((s) => s.slotType)
     ).map((entry, index) => {
@@ -167,7 +205,7 @@ export function createMediaCopy({ db, clock, projects, audit, writeProject, writ
             project_id: projectId,
             store: input.to.store,
             locale,
-            slot_type: target,
+            slot_type: slotKey(target, input.to.productPage),
             sha256: item.sha256,
             file_name: item.fileName,
             created_at: at,
@@ -178,7 +216,7 @@ export function createMediaCopy({ db, clock, projects, audit, writeProject, writ
               trx,
               ctx,
               projectId,
-              { store: input.to.store, locale, slotType: target },
+              { store: input.to.store, locale, slotType: slotKey(target, input.to.productPage) },
               'copy',
               () => items.map((item) => item.id),
             ),

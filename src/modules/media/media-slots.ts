@@ -15,6 +15,7 @@ import { isLinked, lockProject, STORE_IDENTIFIER, type Project } from '../projec
 import type { MediaEditSource, MediaItem, MediaSlot } from './media.js';
 import { mediaRepository as repo, type ItemWithBlob, type SlotRow } from './media.repository.js';
 import { slotRule } from './slots.js';
+import { parsePageSlot } from '../../shared/page-slots.js';
 
 const API_PREFIX = '/api/v1';
 
@@ -50,10 +51,12 @@ export async function toSlots(db: Executor, rows: SlotRow[]): Promise<MediaSlot[
     const ordered = parseList(row.items).map((id, index) => toItem(items.get(id)!, index + 1));
     const base = row.base === null ? null : parseList(row.base);
     const shas = ordered.map((item) => item.sha256);
+    const page = parsePageSlot(row.slot_type);
     return {
       store: row.store as Store,
       locale: row.locale,
-      slotType: row.slot_type,
+      slotType: page?.slotType ?? row.slot_type,
+      ...(page !== null && { productPage: page.pageId }),
       kind: rule.kind,
       maxItems: rule.maxItems,
       state:
@@ -155,8 +158,11 @@ export function createSlotWriter(deps: {
 
   const emptySlot = (slot: { store: Store; locale: string; slotType: string }): MediaSlot => {
     const rule = slotRule(slot.store, slot.slotType)!;
+    const page = parsePageSlot(slot.slotType);
     return {
       ...slot,
+      slotType: page?.slotType ?? slot.slotType,
+      ...(page !== null && { productPage: page.pageId }),
       kind: rule.kind,
       maxItems: rule.maxItems,
       state: 'unchanged',

@@ -117,7 +117,7 @@ function checkGroups(project: Project, bySlot: Map<string, SlotGroup>, details: 
   }
 }
 
-export function createMediaTransfer(deps: MediaServiceDeps) {
+export function createMediaTransfer(deps: Omit<MediaServiceDeps, 'pages'>) {
   const { db, clock, blobs, projects } = deps;
   const ingest = createIngest({ db, clock, blobs });
   const slots = createSlotWriter(deps);
@@ -187,7 +187,10 @@ export function createMediaTransfer(deps: MediaServiceDeps) {
     async exportEntries(ctx: RequestContext, projectId: string): Promise<ExportEntry[]> {
       authorize(ctx, 'media.export');
       await projects.require(ctx, projectId);
-      const views = await toSlots(db, await repo.listSlots(db, projectId));
+      // fastlane knows the default product page only.
+      const views = (await toSlots(db, await repo.listSlots(db, projectId))).filter(
+        (slot) => slot.productPage === undefined,
+      );
       return views.flatMap((slot) =>
         slot.items.map((item) => ({
           path: fastlanePath({ ...slot, position: item.position, contentType: item.contentType }),

@@ -96,12 +96,15 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
       operationId: 'media.list',
       tags,
       summary: 'Screenshots and previews of a project',
-      description: 'Slots with items (in order) or a store base, by store, locale and slot type.',
+      description:
+        'Slots with items (in order) or a store base, by store, locale and slot type: those of the default ' +
+        'product page, or with `?productPage=` those of that custom product page.',
       security: BEARER,
       params: ProjectParams,
       querystring: Type.Object({
         store: Type.Optional(S.StoreParam),
         locale: Type.Optional(Type.String({ maxLength: 20 })),
+        ...S.PageQuery.properties,
       }),
       response: { 200: S.SlotsResponse, ...ERRORS },
     },
@@ -130,7 +133,10 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
           'in a single-image slot (icon, featureGraphic, tvBanner) it replaces the image.',
         security: BEARER,
         params: S.SlotParams,
-        querystring: Type.Object({ fileName: Type.Optional(Type.String({ maxLength: 200 })) }),
+        querystring: Type.Object({
+          fileName: Type.Optional(Type.String({ maxLength: 200 })),
+          ...S.PageQuery.properties,
+        }),
         consumes: [...UPLOAD_TYPES, 'multipart/form-data'],
         response: { 201: S.UploadResponse, ...ERRORS },
       },
@@ -151,7 +157,7 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
           const result = await media.upload(
             contextOf(request),
             projectId,
-            { store, locale, slotType },
+            { store, locale, slotType, productPage: request.query.productPage },
             {
               open: async () =>
                 multipart
@@ -179,6 +185,7 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
       description: '`items`: every item id of the slot, each once, in the new order.',
       security: BEARER,
       params: S.SlotParams,
+      querystring: S.PageQuery,
       body: S.OrderBody,
       response: { 200: S.SlotResponse, ...ERRORS },
     },
@@ -187,7 +194,7 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
       const slot = await media.reorder(
         contextOf(request),
         projectId,
-        { store, locale, slotType },
+        { store, locale, slotType, productPage: request.query.productPage },
         request.body.items,
       );
       return ok({ slot });
@@ -203,6 +210,7 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
         'The file stays in the history (a revert can bring it back) and in storage while anything uses it.',
       security: BEARER,
       params: S.ItemParams,
+      querystring: S.PageQuery,
       response: {
         200: Type.Object({
           success: Type.Literal(true),
@@ -213,7 +221,8 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
     },
     handler: async (request) => {
       const { projectId, store, locale, slotType, itemId } = request.params;
-      return ok(await media.remove(contextOf(request), projectId, { store, locale, slotType }, itemId));
+      const slot = { store, locale, slotType, productPage: request.query.productPage };
+      return ok(await media.remove(contextOf(request), projectId, slot, itemId));
     },
   });
 
@@ -226,7 +235,8 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
         'The same files in new items, no bytes copied. Across stores, App Store iPhone/iPad/TV screenshots go to ' +
         'phoneScreenshots/tenInchScreenshots/tvScreenshots and Play screenshots to the display type of their size; ' +
         '`slotTypes` entries `source:target` override. Every file is checked against the target slot first; ' +
-        'all or nothing. The target slots are replaced.',
+        'all or nothing. The target slots are replaced. `productPage` on either side names a custom product ' +
+        "page (App Store): `from` without it and `to` with it copies the default page's media into that page.",
       security: BEARER,
       params: ProjectParams,
       body: S.CopyBody,
@@ -245,13 +255,14 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
         'Every change of the slot: the files before and after (SHA-256, in order), who, when, why. Newest first.',
       security: BEARER,
       params: S.SlotParams,
-      querystring: PageQuery(),
+      querystring: Type.Object({ ...PageQuery().properties, ...S.PageQuery.properties }),
       response: { 200: S.MediaHistoryResponse, ...ERRORS },
     },
     handler: async (request) => {
       const { projectId, store, locale, slotType } = request.params;
       const query = pageOf(request.query);
-      const page = await media.history(contextOf(request), projectId, { store, locale, slotType }, query);
+      const slot = { store, locale, slotType, productPage: request.query.productPage };
+      const page = await media.history(contextOf(request), projectId, slot, query);
       return ok({ ...page, ...query });
     },
   });
@@ -265,14 +276,14 @@ export function mediaRoutes(app: Api, services: { media: MediaService; mediaTran
         'The files and order before the entry (`to: "before"`, undo) or after it; recorded as a new change.',
       security: BEARER,
       params: S.SlotParams,
+      querystring: S.PageQuery,
       body: S.RevertBody,
       response: { 200: S.SlotResponse, ...ERRORS },
     },
     handler: async (request) => {
       const { projectId, store, locale, slotType } = request.params;
-      return ok({
-        slot: await media.revert(contextOf(request), projectId, { store, locale, slotType }, request.body),
-      });
+      const slot = { store, locale, slotType, productPage: request.query.productPage };
+      return ok({ slot: await media.revert(contextOf(request), projectId, slot, request.body) });
     },
   });
 

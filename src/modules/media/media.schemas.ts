@@ -20,6 +20,14 @@ export const SlotParams = Type.Object({
 
 export const ItemParams = Type.Object({ ...SlotParams.properties, itemId: Type.String({ maxLength: 100 }) });
 
+const ProductPageField = Type.String({
+  maxLength: 100,
+  description: "A custom product page's id (App Store, design.md §18); absent: the default product page",
+});
+
+/** `?productPage=`: the slot of a custom product page rather than of the default page. */
+export const PageQuery = Type.Object({ productPage: Type.Optional(ProductPageField) });
+
 export const MediaItemSchema = Type.Object({
   id: Type.String(),
   sha256: Type.String(),
@@ -40,6 +48,7 @@ export const MediaSlotSchema = Type.Object({
   store: StoreParam,
   locale: Type.String(),
   slotType: Type.String(),
+  productPage: Type.Optional(ProductPageField),
   kind: StringEnum(['image', 'video']),
   maxItems: Type.Integer(),
   state: StringEnum(['unchanged', 'modified', 'conflict']),
@@ -75,7 +84,7 @@ export const OrderBody = Type.Object(
 );
 
 const Place = Type.Object(
-  { store: StoreParam, locale: Type.String({ maxLength: 20 }) },
+  { store: StoreParam, locale: Type.String({ maxLength: 20 }), productPage: Type.Optional(ProductPageField) },
   { additionalProperties: false },
 );
 
@@ -85,6 +94,7 @@ export const CopyBody = Type.Object(
     to: Type.Object(
       {
         store: StoreParam,
+        productPage: Type.Optional(ProductPageField),
         locale: Type.Optional(
           Type.String({
             maxLength: 20,

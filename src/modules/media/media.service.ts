@@ -17,7 +17,8 @@ import type { OrganizationsRepository } from '../organizations/index.js';
 import { type Project, type ProjectsService } from '../projects/index.js';
 import { createIngest, fileKey, thumbnailKey } from './media-ingest.js';
 import { createSlotWriter, parseList, requireLinked, toSlots } from './media-slots.js';
-import type { MediaEditSource, MediaHistoryEntry, MediaItem, MediaSlot } from './media.js';
+import type { MediaEditSource, MediaHistoryEntry, MediaItem, MediaSlot, SlotRef } from './media.js';
+import { parsePageSlot, slotKey } from '../../shared/page-slots.js';
 import { mediaRepository as repo } from './media.repository.js';
 import { checkFile, countBreak, slotRule, type SlotRule } from './slots.js';
 import { createMediaCopy } from './media-copy.js';
@@ -29,6 +30,8 @@ export interface MediaServiceDeps {
   projects: Pick<ProjectsService, 'require'>;
   organizations: Pick<OrganizationsRepository, 'find'>;
   audit: Pick<AuditLog, 'record'>;
+  /** A custom product page of the project, and why the store refuses changes to it now (design.md §18). */
+  pages: { lockOf(projectId: string, pageId: string): Promise<{ locked: string | null } | undefined> };
 }
 
 /** The file of an upload, opened only once the caller, the project and the slot are checked. */
@@ -45,13 +48,22 @@ export interface Download {
   range: BlobRange | null;
 }
 
-export function createMediaService({ db, clock, blobs, projects, organizations, audit }: MediaServiceDeps) {
+export function createMediaService({
+  db,
+  clock,
+  blobs,
+  projects,
+  organizations,
+  audit,
+  pages,
+}: MediaServiceDeps) {
   const ingest = createIngest({ db, clock, blobs });
   const { readSlot, writeSlot, writeProject, holdAll, checkRoom } = createSlotWriter({
     db,
     clock,
     organizations,
   });
+  const copy = createMediaCopy({ db, clock, projects, audit, writeProject, writeSlot, pages });
   /** Records a slot's change as `action`, in the transaction that wrote it. */
   const recordSlot = (
     trx: Executor,
@@ -64,26 +76,43 @@ export function createMediaService({ db, clock, blobs, projects, organizations, 
       trx,
       ctx,
       action,
-      { type: 'mediaSlot', id: `${view.store}/${view.locale}/${view.slotType}`, projectId },
+      {
+        type: 'mediaSlot',
+        id: `${view.store}/${view.locale}/${slotKey(view.slotType, view.productPage)}`,
+        projectId,
+      },
       { items: view.items.map((item) => item.sha256) },
     );
 
-  /** The slot named by a route, checked: linked store, store locale, known slot type. */
+  /**
+   * The slot named by a route, checked: linked store, store locale, known slot type, and for a
+   * custom product page's slot the page (App Store) and a state in which the store takes changes.
+   * Answers the slot's key in the library.
+   */
   async function requireSlot(
     ctx: RequestContext,
     projectId: string,
-    store: Store,
-    locale: string,
-    slotType: string,
-  ): Promise<{ project: Project; rule: SlotRule }> {
+    slot: SlotRef,
+    writing = true,
+  ): Promise<{ project: Project; rule: SlotRule; key: { store: Store; locale: string; slotType: string } }> {
+    const { store, locale, slotType } = slot;
     const project = await projects.require(ctx, projectId);
     requireLinked(project, store, 'store');
     if (!isStoreLocale(store, locale)) throw invalidField('locale', unknownLocaleMessage(store, locale));
-    const rule = slotRule(store, slotType);
+    const rule = parsePageSlot(slotType) === null ? slotRule(store, slotType) : undefined;
     if (rule === undefined) {
       throw invalidField('slotType', `${slotType} is not a ${STORE_LABEL[store]} screenshot or preview slot`);
     }
-    return { project, rule };
+    if (slot.productPage !== undefined) {
+      if (store !== 'appstore')
+        throw invalidField('productPage', 'custom product pages are App Store pages (store appstore)');
+      const page = await pages.lockOf(projectId, slot.productPage);
+      if (page === undefined) throw notFound(`Custom product page ${slot.productPage}`);
+      if (writing && page.locked !== null) {
+        throw new AppError('CONFLICT', page.locked, [{ field: 'productPage', message: 'not editable now' }]);
+      }
+    }
+    return { project, rule, key: { store, locale, slotType: slotKey(slotType, slot.productPage) } };
   }
 
   return {
@@ -91,11 +120,15 @@ export function createMediaService({ db, clock, blobs, projects, organizations, 
     async list(
       ctx: RequestContext,
       projectId: string,
-      filter: { store?: Store; locale?: string } = {},
+      filter: { store?: Store; locale?: string; productPage?: string } = {},
     ): Promise<{ slots: MediaSlot[] }> {
       authorize(ctx, 'media.list');
       await projects.require(ctx, projectId);
-      const rows = await repo.listSlots(db, projectId, filter);
+      const { productPage, ...where } = filter;
+      // The default page's slots, or one custom product page's.
+      const rows = (await repo.listSlots(db, projectId, where)).filter(
+        (row) => (parsePageSlot(row.slot_type)?.pageId ?? undefined) === productPage,
+      );
       const slots = await toSlots(db, rows);
       return { slots: slots.filter((slot) => slot.items.length > 0 || slot.base !== null) };
     },
@@ -109,11 +142,11 @@ export function createMediaService({ db, clock, blobs, projects, organizations, 
     async upload(
       ctx: RequestContext,
       projectId: string,
-      slot: { store: Store; locale: string; slotType: string },
+      ref: SlotRef,
       upload: Upload,
     ): Promise<{ item: MediaItem; replaced: string | null; notVerified: string[] }> {
       authorize(ctx, 'media.upload');
-      const { rule } = await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
+      const { rule, key: slot } = await requireSlot(ctx, projectId, ref);
       requireLocalesInScope(ctx, [slot.locale]);
       const existing = parseList(
         (await readSlot(db, projectId, slot.store, slot.locale, slot.slotType))?.items ?? null,
@@ -168,7 +201,7 @@ export function createMediaService({ db, clock, blobs, projects, organizations, 
             if (same !== undefined) {
               throw new AppError(
                 'CONFLICT',
-                `This file is already in ${slot.store}/${slot.locale}/${slot.slotType} (item ${same.id}, "${same.file_name}"); a slot holds each file once`,
+                `This file is already in ${slot.store}/${slot.locale}/${ref.slotType}${ref.productPage === undefined ? '' : ` of page ${ref.productPage}`} (item ${same.id}, "${same.file_name}"); a slot holds each file once`,
               );
             }
             return [...current, itemId];
@@ -189,14 +222,9 @@ export function createMediaService({ db, clock, blobs, projects, organizations, 
     },
 
     /** Sets the order of a slot: `items` must name every item of the working copy once. */
-    async reorder(
-      ctx: RequestContext,
-      projectId: string,
-      slot: { store: Store; locale: string; slotType: string },
-      items: string[],
-    ): Promise<MediaSlot> {
+    async reorder(ctx: RequestContext, projectId: string, ref: SlotRef, items: string[]): Promise<MediaSlot> {
       authorize(ctx, 'media.reorder');
-      await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
+      const { key: slot } = await requireSlot(ctx, projectId, ref);
       requireLocalesInScope(ctx, [slot.locale]);
       return writeProject(projectId, async (trx) => {
         const written = await writeSlot(trx, ctx, projectId, slot, 'reorder', (current) => {
@@ -224,11 +252,11 @@ export function createMediaService({ db, clock, blobs, projects, organizations, 
     async remove(
       ctx: RequestContext,
       projectId: string,
-      slot: { store: Store; locale: string; slotType: string },
+      ref: SlotRef,
       itemId: string,
     ): Promise<{ deleted: true; slot: MediaSlot }> {
       authorize(ctx, 'media.delete');
-      await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
+      const { key: slot } = await requireSlot(ctx, projectId, ref);
       requireLocalesInScope(ctx, [slot.locale]);
       const view = await writeProject(projectId, async (trx) => {
         const written = await writeSlot(trx, ctx, projectId, slot, 'remove', (current) => {
@@ -241,16 +269,49 @@ export function createMediaService({ db, clock, blobs, projects, organizations, 
       return { deleted: true, slot: view };
     },
 
-    copy: createMediaCopy({ db, clock, projects, audit, writeProject, writeSlot }),
+    copy,
+
+    /** The default page's media of one App Store locale copied into a custom product page (none: nothing). */
+    async copyIntoPage(
+      ctx: RequestContext,
+      projectId: string,
+      input: { locale: string; pageId: string },
+    ): Promise<{ slots: number; items: number }> {
+      const rows = await repo.listSlots(db, projectId, { store: 'appstore', locale: input.locale });
+      if (!rows.some((row) => parsePageSlot(row.slot_type) === null && parseList(row.items).length > 0))
+        return { slots: 0, items: 0 };
+      const done = await copy(ctx, projectId, {
+        from: { store: 'appstore', locale: input.locale },
+        to: { store: 'appstore', locale: input.locale, productPage: input.pageId },
+      });
+      return { slots: done.copied.length, items: done.copied.reduce((n, c) => n + c.items, 0) };
+    },
+
+    /** Per custom product page, the first screenshots of its first slot with any (thumbnails, for a list). */
+    async pagePreviews(projectId: string) {
+      const rows = (await repo.listSlots(db, projectId, { store: 'appstore' })).filter(
+        (row) => parsePageSlot(row.slot_type) !== null && parseList(row.items).length > 0,
+      );
+      const previews = new Map<string, { locale: string; slotType: string; thumbnails: string[] }>();
+      for (const slot of await toSlots(db, rows)) {
+        if (slot.kind !== 'image' || previews.has(slot.productPage!)) continue;
+        previews.set(slot.productPage!, {
+          locale: slot.locale,
+          slotType: slot.slotType,
+          thumbnails: slot.items.slice(0, 3).map((item) => item.thumbnailUrl ?? item.url),
+        });
+      }
+      return previews;
+    },
 
     async history(
       ctx: RequestContext,
       projectId: string,
-      slot: { store: Store; locale: string; slotType: string },
+      ref: SlotRef,
       page: { limit: number; offset: number },
     ): Promise<{ entries: MediaHistoryEntry[]; total: number }> {
       authorize(ctx, 'media.history');
-      await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
+      const { key: slot } = await requireSlot(ctx, projectId, ref, false);
       const { rows, total } = await repo.listHistory(db, { projectId, ...slot }, page);
       const ids = rows.flatMap((row) => [...parseList(row.old_items), ...parseList(row.new_items)]);
       const items = await repo.itemsWithBlobs(db, [...new Set(ids)]);
@@ -272,11 +333,11 @@ export function createMediaService({ db, clock, blobs, projects, organizations, 
     async revert(
       ctx: RequestContext,
       projectId: string,
-      slot: { store: Store; locale: string; slotType: string },
+      ref: SlotRef,
       input: { historyId: string; to?: 'before' | 'after' },
     ): Promise<MediaSlot> {
       authorize(ctx, 'media.revert');
-      await requireSlot(ctx, projectId, slot.store, slot.locale, slot.slotType);
+      const { key: slot } = await requireSlot(ctx, projectId, ref);
       requireLocalesInScope(ctx, [slot.locale]);
       const entry = await repo.findHistoryEntry(db, projectId, input.historyId);
       if (

@@ -27,6 +27,8 @@ export interface MediaSlot {
   store: Store;
   locale: string;
   slotType: string;
+  /** The custom product page the slot belongs to; absent for the default product page. */
+  productPage?: string;
   kind: MediaKind;
   maxItems: number;
   state: SlotState;
@@ -65,4 +67,12 @@ export interface MediaHistoryEntry {
   source: MediaEditSource;
   actor: HistoryActor;
   createdAt: string;
+}
+
+/** A slot as routes and tools name it: of the default product page, or of a custom one. */
+export interface SlotRef {
+  store: Store;
+  locale: string;
+  slotType: string;
+  productPage?: string | undefined;
 }

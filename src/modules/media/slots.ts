@@ -4,6 +4,7 @@
  * (display type from pixel size) all read them from here.
  */
 import { invalid } from '../../errors.js';
+import { parsePageSlot } from '../../shared/page-slots.js';
 import type { Store } from '../../shared/stores.js';
 
 export type MediaKind = 'image' | 'video';
@@ -183,8 +184,15 @@ const byKey = new Map(rules.map((rule) => [`${rule.store}/${rule.slotType}`, rul
 
 export const SLOT_RULES: readonly SlotRule[] = rules;
 
-export const slotRule = (store: Store, slotType: string): SlotRule | undefined =>
-  byKey.get(`${store}/${slotType}`);
+/**
+ * The rule of a slot, by slot type or by a custom product page's slot key (App Store only: the
+ * page's sets follow the default page's rules).
+ */
+export function slotRule(store: Store, slotType: string): SlotRule | undefined {
+  const page = parsePageSlot(slotType);
+  if (page !== null) return store === 'appstore' ? byKey.get(`${store}/${page.slotType}`) : undefined;
+  return byKey.get(`${store}/${slotType}`);
+}
 
 /** The largest upload any slot accepts: the bound of the streaming limit before the slot is known. */
 export const MAX_UPLOAD_BYTES = Math.max(...rules.map((rule) => rule.maxBytes));

@@ -27,6 +27,7 @@ import { mediaRepository as repo, type ItemRow, type SlotRow } from './media.rep
 import { createSlotWriter, parseList } from './media-slots.js';
 import { mergeSlot } from './slot-merge.js';
 import { slotRule } from './slots.js';
+import { parsePageSlot, slotKey } from '../../shared/page-slots.js';
 
 /** Downloads of one sync at once. */
 const DOWNLOAD_CONCURRENCY = 3;
@@ -60,6 +61,36 @@ const EXTENSIONS: Record<string, string> = {
   'video/mp4': 'mp4',
   'video/quicktime': 'mov',
 };
+
+/**
+ * A store's media changes (locale → slot key → change) of one page, by slot type: the default
+ * page's without `pageId`, else that custom product page's.
+ */
+export function ofPage(
+  changes: Record<string, Record<string, MediaChange>>,
+  pageId?: string,
+): Record<string, Record<string, MediaChange>> {
+  const result: Record<string, Record<string, MediaChange>> = {};
+  for (const [locale, bySlot] of Object.entries(changes)) {
+    for (const [key, change] of Object.entries(bySlot)) {
+      const page = parsePageSlot(key);
+      if ((page?.pageId ?? undefined) !== pageId) continue;
+      (result[locale] ??= {})[page?.slotType ?? key] = change;
+    }
+  }
+  return result;
+}
+
+/** The custom product pages a store's media changes touch. */
+export const pagesWithMedia = (changes: Record<string, Record<string, MediaChange>>): string[] => [
+  ...new Set(
+    Object.values(changes).flatMap((bySlot) =>
+      Object.keys(bySlot)
+        .map((key) => parsePageSlot(key)?.pageId)
+        .filter((id) => id !== undefined),
+    ),
+  ),
+];
 
 export function createStoreMedia(deps: {
   db: Executor;
@@ -137,6 +168,11 @@ export function createStoreMedia(deps: {
     store: Store,
     media: StoreMedia,
     connector: StoreConnector,
+    /**
+     * The slots this read speaks for (locale, slot key): by default the default page's; a read of
+     * custom product pages names its pages' slots, so neither read empties the other's.
+     */
+    covers: (locale: string, key: string) => boolean = (_locale, key) => parsePageSlot(key) === null,
   ): Promise<MediaMerge> {
     const { known, downloaded } = await resolve(ctx.organizationId, store, media, connector);
     return db.transaction().execute(async (trx) => {
@@ -189,7 +225,8 @@ export function createStoreMedia(deps: {
         for (const slotType of slotsOf.keys()) keys.add(`${locale}/${slotType}`);
       for (const key of keys) {
         const [locale, slotType] = key.split('/') as [string, string];
-        if (!media.has(locale) || slotRule(store, slotType) === undefined) continue;
+        if (!media.has(locale) || slotRule(store, slotType) === undefined || !covers(locale, slotType))
+          continue;
         const files = media.get(locale)!.get(slotType) ?? [];
         const theirs = files.map((f) => (f.checksum === null ? undefined : known.get(f.checksum)));
         if (theirs.some((sha) => sha === undefined)) {
@@ -287,9 +324,12 @@ export function createStoreMedia(deps: {
    */
   async function plan(
     projectId: string,
-    changes: Record<string, Record<string, MediaChange>>,
+    allChanges: Record<string, Record<string, MediaChange>>,
     locales: string[] | undefined,
+    /** A custom product page's slots (by their slot types) rather than the default page's. */
+    pageId?: string,
   ): Promise<{ slots: MediaSlotChange[]; conflicts: { locale: string; slotType: string }[] }> {
+    const changes = ofPage(allChanges, pageId);
     const wanted = Object.entries(changes).filter(
       ([locale]) => locales === undefined || locales.includes(locale),
     );
@@ -321,14 +361,19 @@ export function createStoreMedia(deps: {
   }
 
   /** After a push: each slot's base becomes what the store now holds. */
-  async function recordPush(projectId: string, store: Store, results: MediaSlotResult[]): Promise<void> {
+  async function recordPush(
+    projectId: string,
+    store: Store,
+    results: MediaSlotResult[],
+    pageId?: string,
+  ): Promise<void> {
     const at = clock.now().toISOString();
     await db.transaction().execute(async (trx) => {
       for (const result of results) {
         if (result.stored === null) continue;
         await repo.setBase(
           trx,
-          { projectId, store, locale: result.locale, slotType: result.slotType },
+          { projectId, store, locale: result.locale, slotType: slotKey(result.slotType, pageId) },
           result.stored,
           at,
         );

@@ -10,3 +10,5 @@ export type { ProductRow, TextRow as ProductTextRow } from './products.repositor
 export { productRoutes } from './products.routes.js';
 export { createProductsService, type ProductsService } from './products.service.js';
 export type { ProductEdit, ProductWriter } from './product-writer.js';
+export { createMarketingService, type MarketingService } from './marketing.service.js';
+export { marketingRoutes } from './marketing.routes.js';

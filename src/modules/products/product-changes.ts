@@ -3,7 +3,7 @@
  * differs from the store's (or is in conflict) — and what a push writes of it, decided before any
  * store call: conflicts and texts over a limit are left out and said.
  */
-import type { ProductChange } from '../../connectors/store-connector.js';
+import type { MediaSlotChange, ProductChange } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
 import { checkProductValue, type ProductLimits } from '../../shared/product-fields.js';
 import type { Store } from '../../shared/stores.js';
@@ -52,17 +52,26 @@ export interface ProductPushPlan {
   leftOut: ProductLeftOut[];
 }
 
-/** What a push to `store` writes of the products' changes (only `locales` when given). */
+/**
+ * What a push to `store` writes of the products' changes (only `locales` when given), with the
+ * media slots a custom product page brings to their files (`media`, by page id).
+ */
 export function productPushPlan(
   changes: ProductChanges,
   store: Store,
   locales: string[] | undefined,
   products: ProductRow[],
   limits: ProductLimits,
+  media: ReadonlyMap<string, MediaSlotChange[]> = new Map(),
 ): ProductPushPlan {
   const plan: ProductPushPlan = { changes: [], leftOut: [] };
   const byId = new Map(products.filter((p) => p.store === store).map((p) => [p.product_id, p]));
-  for (const [productId, byLocale] of Object.entries(changes[store] ?? {})) {
+  const ids = new Set([
+    ...Object.keys(changes[store] ?? {}),
+    ...[...media.keys()].filter((id) => byId.has(id)),
+  ]);
+  for (const productId of ids) {
+    const byLocale = changes[store]?.[productId] ?? {};
     const product = byId.get(productId);
     const change: ProductChange = {
       kind: product?.kind ?? '',
@@ -96,7 +105,9 @@ export function productPushPlan(
         (change.locales[locale] ??= {})[field] = fieldChange.new;
       }
     }
-    if (Object.keys(change.locales).length > 0) plan.changes.push(change);
+    const slots = media.get(productId) ?? [];
+    if (slots.length > 0) change.media = slots;
+    if (Object.keys(change.locales).length > 0 || slots.length > 0) plan.changes.push(change);
   }
   return plan;
 }

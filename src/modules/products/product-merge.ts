@@ -67,6 +67,8 @@ export async function mergeProducts(
       reference_name: product.referenceName,
       state: product.state,
       store_ref: product.storeRef,
+      details: product.details === undefined ? null : JSON.stringify(product.details),
+      locked: product.locked ?? null,
       read_at: at,
     });
     const fields = productFieldNames(limits, store, product.kind);

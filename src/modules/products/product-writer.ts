@@ -3,7 +3,7 @@
  * products and the limit table — all problems in one 400, each with its limit and length — then
  * all are written in one transaction with their history, an audit entry and an event.
  */
-import { invalid, invalidField, notFound, type ErrorDetail } from '../../errors.js';
+import { AppError, invalid, invalidField, notFound, type ErrorDetail } from '../../errors.js';
 import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { checkProductValue, productFieldNames, type ProductLimits } from '../../shared/product-fields.js';
@@ -68,6 +68,12 @@ export function createProductWriter(deps: ProductWriterDeps) {
     for (const [i, edit] of edits.entries()) {
       const product = await repo.product(db, projectId, edit.store, edit.productId);
       if (product === undefined) throw notFound(`${STORE_LABEL[edit.store]} product ${edit.productId}`);
+      // The store refuses these texts in the item's state (a page in review, an event published).
+      if (product.locked !== null) {
+        throw new AppError('CONFLICT', product.locked, [
+          { field: fieldOf(i, 'state'), message: `not editable (${product.state ?? 'unknown'})` },
+        ]);
+      }
       products.push(product);
       if (!isStoreLocale(edit.store, edit.locale)) {
         const suggestions = suggestLocales(edit.store, edit.locale);
@@ -143,6 +149,8 @@ export function createProductWriter(deps: ProductWriterDeps) {
     projectId: string,
     edits: ProductEdit[],
     source: ProductEditSource,
+    /** The operation audited, when not the source's own (a page's or an event's edit). */
+    action: OperationId | null = ACTION[source],
   ): Promise<TextRow[]> {
     const at = clock.now().toISOString();
     const actor = actorOf(ctx);
@@ -196,13 +204,12 @@ export function createProductWriter(deps: ProductWriterDeps) {
       await repo.insertHistory(trx, history);
       if (history.length === 0) return written;
       await textsChanged?.(trx, projectId, changes);
-      const action = ACTION[source];
       if (action !== null) {
         await audit.record(
           trx,
           ctx,
           action,
-          { type: 'product', id: edits.map((e) => e.productId).join(','), projectId },
+          { type: 'product', id: [...new Set(edits.map((e) => e.productId))].join(','), projectId },
           { texts: history.map((h) => `${h.store}/${h.product_id}/${h.locale}/${h.field}`) },
         );
       }
@@ -237,11 +244,12 @@ export function createProductWriter(deps: ProductWriterDeps) {
       edits: ProductEdit[],
       source: ProductEditSource,
       fieldOf: (i: number, name: string) => string = (_i, name) => name,
+      action: OperationId | null = ACTION[source],
     ): Promise<TextRow[]> {
       await checkAll(ctx, projectId, edits, fieldOf);
       return db.transaction().execute(async (trx) => {
         await lockProject(trx, projectId);
-        return apply(trx, ctx, projectId, edits, source);
+        return apply(trx, ctx, projectId, edits, source, action);
       });
     },
   };

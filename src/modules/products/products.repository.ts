@@ -44,6 +44,8 @@ async function upsertProduct(db: Executor, row: Omit<ProductRow, 'linked_product
         reference_name: row.reference_name,
         state: row.state,
         store_ref: row.store_ref,
+        details: row.details,
+        locked: row.locked,
         read_at: row.read_at,
       }),
     )

@@ -30,7 +30,7 @@ const Product = Type.Object({
   readAt: Timestamp,
 });
 
-const Rule = Type.Object({
+export const Rule = Type.Object({
   label: Type.String(),
   max: Type.Integer(),
   min: Type.Optional(Type.Integer()),
@@ -39,6 +39,9 @@ const Rule = Type.Object({
   plainCharacters: Type.Optional(Type.Boolean()),
   confirmed: Type.Boolean({ description: 'Whether a trustworthy source gives the number' }),
 });
+
+/** field → limits, of one kind. */
+export const KindRules = Type.Record(Type.String(), Rule);
 
 export const ProductsResponse = Ok(
   Type.Object({

@@ -3,10 +3,15 @@
  * the last sync read, their texts per locale with base and state, history and revert; and the
  * parts sync and push call — merge what a store has, plan a push, record what a store took.
  */
-import type { ProductsReport, StoreProduct } from '../../connectors/store-connector.js';
+import type { MediaSlotChange, ProductsReport, StoreProduct } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
 import { invalidField, notFound } from '../../errors.js';
-import { productFieldNames, productRuleOf, type ProductLimits } from '../../shared/product-fields.js';
+import {
+  isMarketingKind,
+  productFieldNames,
+  productRuleOf,
+  type ProductLimits,
+} from '../../shared/product-fields.js';
 import type { Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import { actorOf, historyActor } from '../audit/index.js';
@@ -95,10 +100,12 @@ export function createProductsService(deps: ProductsServiceDeps) {
     async list(ctx: RequestContext, projectId: string, query: { store?: Store } = {}) {
       authorize(ctx, 'products.list');
       await projects.require(ctx, projectId);
-      const [products, texts] = await Promise.all([
+      const [all, texts] = await Promise.all([
         repo.products(db, projectId, query.store),
         repo.texts(db, projectId, query.store === undefined ? {} : { store: query.store }),
       ]);
+      // Pages and events have lists of their own (design.md §18).
+      const products = all.filter((p) => !isMarketingKind(p.kind));
       const byProduct = new Map<string, TextRow[]>();
       for (const row of texts) {
         const key = `${row.store}/${row.product_id}`;
@@ -273,6 +280,12 @@ export function createProductsService(deps: ProductsServiceDeps) {
       return { store: key.store, productId: key.productId, linkedProductId };
     },
 
+    /** A custom product page of the project and why the store refuses changes to it now (for media). */
+    async pageLock(projectId: string, pageId: string): Promise<{ locked: string | null } | undefined> {
+      const page = await repo.product(db, projectId, 'appstore', pageId);
+      return page?.kind === 'customProductPage' ? { locked: page.locked } : undefined;
+    },
+
     /** Sync: what a store has, merged three-way into the project's products (caller's transaction). */
     merge(trx: Executor, ctx: RequestContext, projectId: string, store: Store, products: StoreProduct[]) {
       return mergeProducts(
@@ -291,6 +304,8 @@ export function createProductsService(deps: ProductsServiceDeps) {
       changeset: Changeset,
       store: Store,
       locales: string[] | undefined,
+      /** A custom product page's media slots to write with it, by page id. */
+      media?: ReadonlyMap<string, MediaSlotChange[]>,
     ): Promise<ProductPushPlan> {
       return productPushPlan(
         changeset.products,
@@ -298,6 +313,7 @@ export function createProductsService(deps: ProductsServiceDeps) {
         locales,
         await repo.products(db, projectId, store),
         limits,
+        media,
       );
     },
 

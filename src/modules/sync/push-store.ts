@@ -11,7 +11,7 @@ import { STORE_LABEL, type Store } from '../../shared/stores.js';
 import type { RequestContext } from '../access/index.js';
 import type { CredentialsService } from '../credentials/index.js';
 import { planFor, recordPush, type Changeset } from '../listings/index.js';
-import type { StoreMediaService } from '../media/index.js';
+import { ofPage, type StoreMediaService } from '../media/index.js';
 import type { Project } from '../projects/index.js';
 import type { ReleasesService } from '../releases/index.js';
 import type { OperationControl } from './operation-runner.js';
@@ -46,9 +46,9 @@ export interface StorePushOptions {
 type MediaPlan = Awaited<ReturnType<StoreMediaService['plan']>>;
 type NotesPlan = ReturnType<ReleasesService['pushPlan']>;
 
-/** How many media files a store's part uploads (for progress). */
+/** How many media files a store's part uploads for the default product page (for progress). */
 function mediaUploads(changeset: Changeset, store: Store, locales: string[] | undefined): number {
-  return Object.entries(changeset.media[store] ?? {})
+  return Object.entries(ofPage(changeset.media[store] ?? {}))
     .filter(([locale]) => locales === undefined || locales.includes(locale))
     .flatMap(([, bySlot]) => Object.values(bySlot))
     .reduce((sum, change) => sum + (change.conflict === undefined ? change.added.length : 0), 0);

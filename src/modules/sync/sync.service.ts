@@ -1,5 +1,11 @@
 /** Sync (design.md §9): pull each linked store's listings and merge them three-way into the project's. */
-import { StoreError, type StoreConnector } from '../../connectors/store-connector.js';
+import {
+  StoreError,
+  type StoreConnector,
+  type StoreMedia,
+  type StoreProduct,
+} from '../../connectors/store-connector.js';
+import { pageSlot, parsePageSlot } from '../../shared/page-slots.js';
 import type { Executor } from '../../db/database.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
@@ -58,17 +64,29 @@ export function createSyncService({
   products,
   textsChanged,
 }: SyncServiceDeps) {
-  /** In-app purchases and subscriptions, read after the listings; their merge has its own transaction. */
+  /**
+   * In-app purchases and subscriptions, custom product pages and in-app events, read after the
+   * listings; their merge has its own transaction, then the pages' screenshots are merged.
+   */
   async function syncProducts(ctx: RequestContext, project: Project, store: Store, client: StoreConnector) {
     const read = await client.readProducts(appRef(project, store));
     const merged = await db
       .transaction()
       .execute((trx) => products.merge(trx, ctx, project.id, store, read.products));
+    const pages = pageMediaOf(read.products);
+    const mediaMerge =
+      pages === null ? null : await media.merge(ctx, project.id, store, pages.media, client, pages.covers);
     ctx.log.info(
-      { store, calls: read.calls, products: merged.products, conflicts: merged.conflicts.length },
+      {
+        store,
+        calls: read.calls,
+        products: merged.products,
+        conflicts: merged.conflicts.length,
+        ...(mediaMerge !== null && { pageMediaSlots: mediaMerge.changedSlots }),
+      },
       'store products read',
     );
-    return merged;
+    return { ...merged, conflicts: [...merged.conflicts, ...(mediaMerge?.conflicts ?? [])] };
   }
 
   async function syncStore(
@@ -284,3 +302,27 @@ export function createSyncService({
 }
 
 export type SyncService = ReturnType<typeof createSyncService>;
+
+/**
+ * The screenshots and previews of the custom product pages a store read, keyed as the media
+ * library keys them, and the slots that read speaks for (each page's locales); null when none.
+ */
+function pageMediaOf(items: StoreProduct[]) {
+  const withMedia = items.filter((item) => item.media !== undefined);
+  if (withMedia.length === 0) return null;
+  const media: StoreMedia = new Map();
+  const localesOf = new Map<string, Set<string>>();
+  for (const page of withMedia) {
+    localesOf.set(page.productId, new Set(page.media!.keys()));
+    for (const [locale, slots] of page.media!) {
+      const target = media.get(locale) ?? new Map();
+      for (const [slotType, files] of slots) target.set(pageSlot(page.productId, slotType), files);
+      media.set(locale, target);
+    }
+  }
+  const covers = (locale: string, key: string) => {
+    const page = parsePageSlot(key);
+    return page !== null && localesOf.get(page.pageId)?.has(locale) === true;
+  };
+  return { media, covers };
+}

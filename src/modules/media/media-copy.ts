@@ -17,11 +17,10 @@ import { authorize, coversLocales, requireLocalesInScope, type RequestContext } 
 import type { Project, ProjectsService } from '../projects/index.js';
 import { factsOfBlob } from './file-inspection.js';
 import { requireLinked, toSlots, type createSlotWriter } from './media-slots.js';
-import type { MediaSlot } from './media.js';
+import type { MediaSlot, PageLocks } from './media.js';
 import type { AuditLog } from '../audit/index.js';
 import { mediaRepository as repo } from './media.repository.js';
 import { checkFile, countBreak, displayTypeForSize, slotRule } from './slots.js';
-import type { MediaServiceDeps } from './media.service.js';
 import { slotKey } from '../../shared/page-slots.js';
 import { AppError, notFound } from '../../errors.js';
 
@@ -34,7 +33,8 @@ export interface MediaCopyDeps {
   audit: Pick<AuditLog, 'record'>;
   writeProject: SlotWriter['writeProject'];
   writeSlot: SlotWriter['writeSlot'];
-  pages: MediaServiceDeps['pages'];
+  /** A custom product page of the project, and why the store refuses changes to it now. */
+  pages: PageLocks;
 }
 
 /** Where a copy reads or writes: a store's locale, on the default page or a custom product page. */

@@ -17,7 +17,14 @@ import type { OrganizationsRepository } from '../organizations/index.js';
 import { type Project, type ProjectsService } from '../projects/index.js';
 import { createIngest, fileKey, thumbnailKey } from './media-ingest.js';
 import { createSlotWriter, parseList, requireLinked, toSlots } from './media-slots.js';
-import type { MediaEditSource, MediaHistoryEntry, MediaItem, MediaSlot, SlotRef } from './media.js';
+import type {
+  MediaEditSource,
+  MediaHistoryEntry,
+  MediaItem,
+  MediaSlot,
+  PageLocks,
+  SlotRef,
+} from './media.js';
 import { parsePageSlot, slotKey } from '../../shared/page-slots.js';
 import { mediaRepository as repo } from './media.repository.js';
 import { checkFile, countBreak, slotRule, type SlotRule } from './slots.js';
@@ -31,7 +38,7 @@ export interface MediaServiceDeps {
   organizations: Pick<OrganizationsRepository, 'find'>;
   audit: Pick<AuditLog, 'record'>;
   /** A custom product page of the project, and why the store refuses changes to it now (design.md §18). */
-  pages: { lockOf(projectId: string, pageId: string): Promise<{ locked: string | null } | undefined> };
+  pages: PageLocks;
 }
 
 /** The file of an upload, opened only once the caller, the project and the slot are checked. */

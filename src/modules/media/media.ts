@@ -76,3 +76,8 @@ export interface SlotRef {
   slotType: string;
   productPage?: string | undefined;
 }
+
+/** The custom product pages of a project, and why the store refuses changes to one now (design.md §18). */
+export interface PageLocks {
+  lockOf(projectId: string, pageId: string): Promise<{ locked: string | null } | undefined>;
+}

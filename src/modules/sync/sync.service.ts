@@ -3,6 +3,7 @@ import {
   StoreError,
   type StoreConnector,
   type StoreMedia,
+  type StoreMediaFile,
   type StoreProduct,
 } from '../../connectors/store-connector.js';
 import { pageSlot, parsePageSlot } from '../../shared/page-slots.js';
@@ -315,7 +316,7 @@ function pageMediaOf(items: StoreProduct[]) {
   for (const page of withMedia) {
     localesOf.set(page.productId, new Set(page.media!.keys()));
     for (const [locale, slots] of page.media!) {
-      const target = media.get(locale) ?? new Map();
+      const target = media.get(locale) ?? new Map<string, StoreMediaFile[]>();
       for (const [slotType, files] of slots) target.set(pageSlot(page.productId, slotType), files);
       media.set(locale, target);
     }

@@ -15,6 +15,7 @@ import { organizationTools } from './tools/organization.js';
 import { projectTools } from './tools/projects.js';
 import { releaseTools } from './tools/releases.js';
 import { productTools } from './tools/products.js';
+import { marketingTools } from './tools/marketing.js';
 import { syncTools } from './tools/sync.js';
 import { translationTools } from './tools/translations.js';
 
@@ -63,6 +64,11 @@ export const TOOL_OPERATIONS = {
   get_product_history: ['products.history'],
   revert_product_text: ['products.revert'],
   copy_product_texts: ['products.copy'],
+  list_product_pages: ['productPages.list'],
+  update_product_page: ['productPages.update'],
+  copy_default_page: ['productPages.copyDefault'],
+  list_app_events: ['appEvents.list'],
+  update_app_event: ['appEvents.update'],
   get_translations: ['translations.status', 'translations.get'],
   machine_translate: ['translations.machine'],
   accept_translations: ['translations.accept'],
@@ -87,6 +93,7 @@ const TOOL_GROUPS: ((server: McpServer, ctx: RequestContext, services: Services)
   mediaTools,
   releaseTools,
   productTools,
+  marketingTools,
   translationTools,
 ];
 

@@ -88,6 +88,11 @@ describe('MCP endpoint at /mcp', () => {
         'get_product_history',
         'revert_product_text',
         'copy_product_texts',
+        'list_product_pages',
+        'update_product_page',
+        'copy_default_page',
+        'list_app_events',
+        'update_app_event',
       ].sort(),
     );
     for (const tool of tools) {

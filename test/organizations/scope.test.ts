@@ -669,6 +669,27 @@ const TOOL_CASES: Record<
       return { projectId: s.project, store: 'playstore', productId: 'coins_100', locales: [s.locale] };
     },
   },
+  update_product_page: {
+    kind: 'locale',
+    args: async (s) => {
+      await marketing(s);
+      return { projectId: s.project, pageId: 'scope-page', locale: s.locale, promotionalText: 'Sturmsaison' };
+    },
+  },
+  copy_default_page: {
+    kind: 'locale',
+    args: async (s) => {
+      await marketing(s);
+      return { projectId: s.project, pageId: 'scope-page', locales: [s.locale] };
+    },
+  },
+  update_app_event: {
+    kind: 'locale',
+    args: async (s) => {
+      await marketing(s);
+      return { projectId: s.project, eventId: 'scope-event', locale: s.locale, name: 'Sturmwoche' };
+    },
+  },
   update_release_notes: {
     kind: 'locale',
     args: async (s) => {

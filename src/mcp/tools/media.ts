@@ -16,6 +16,13 @@ const slotType = z
     'App Store display type (APP_IPHONE_67, ...) or PREVIEW_<type>; Play image type (phoneScreenshots, icon, ...)',
   );
 
+/** A custom product page's slots rather than the default page's (App Store, from list_product_pages). */
+const productPage = z
+  .string()
+  .max(100)
+  .optional()
+  .describe("A custom product page's id; absent: the default page");
+
 export function mediaTools(server: McpServer, ctx: RequestContext, services: Services): void {
   const { media } = services;
 
@@ -26,7 +33,7 @@ export function mediaTools(server: McpServer, ctx: RequestContext, services: Ser
       description:
         "A project's media slots (store, locale, slot type) with their items in order: id, sha256, size in pixels, " +
         'bytes, file name, and the slot state against the store (modified when the files or their order differ).',
-      inputSchema: { projectId, store: store.optional(), locale: locale.optional() },
+      inputSchema: { projectId, store: store.optional(), locale: locale.optional(), productPage },
       annotations: READ,
     },
     ({ projectId: id, ...filter }) => run(ctx, () => media.list(ctx, id, filter)),
@@ -37,7 +44,14 @@ export function mediaTools(server: McpServer, ctx: RequestContext, services: Ser
     {
       title: 'Reorder a media slot',
       description: 'Sets the order of a slot; items must list every item id of the slot exactly once.',
-      inputSchema: { projectId, store, locale, slotType, items: z.array(z.string().max(100)).max(50) },
+      inputSchema: {
+        projectId,
+        store,
+        locale,
+        slotType,
+        productPage,
+        items: z.array(z.string().max(100)).max(50),
+      },
       annotations: { ...WRITE, idempotentHint: true },
     },
     ({ projectId: id, items, ...slot }) =>
@@ -55,8 +69,8 @@ export function mediaTools(server: McpServer, ctx: RequestContext, services: Ser
         "Every file is checked against the target slot's rules first; all or nothing.",
       inputSchema: {
         projectId,
-        from: z.object({ store, locale }),
-        to: z.object({ store, locale: z.string().max(20).optional() }),
+        from: z.object({ store, locale, productPage }),
+        to: z.object({ store, locale: z.string().max(20).optional(), productPage }),
         slotTypes: z.array(z.string().max(80)).max(60).optional(),
       },
       annotations: { ...WRITE, idempotentHint: true },
@@ -69,7 +83,7 @@ export function mediaTools(server: McpServer, ctx: RequestContext, services: Ser
     {
       title: 'Remove a screenshot or preview',
       description: 'Removes one item from its slot (revert_media can bring it back).',
-      inputSchema: { projectId, store, locale, slotType, itemId: z.string().max(100) },
+      inputSchema: { projectId, store, locale, slotType, productPage, itemId: z.string().max(100) },
       annotations: { ...WRITE, destructiveHint: true },
     },
     ({ projectId: id, itemId, ...slot }) => run(ctx, () => media.remove(ctx, id, slot, itemId)),
@@ -86,6 +100,7 @@ export function mediaTools(server: McpServer, ctx: RequestContext, services: Ser
         store,
         locale,
         slotType,
+        productPage,
         limit: z.number().int().min(1).max(100).optional(),
         offset: z.number().int().min(0).optional(),
       },
@@ -106,6 +121,7 @@ export function mediaTools(server: McpServer, ctx: RequestContext, services: Ser
         store,
         locale,
         slotType,
+        productPage,
         historyId: z.string().max(100),
         to: z.enum(['before', 'after']).optional(),
       },

@@ -16,6 +16,7 @@ import { organizationCommands } from './commands/organizations.js';
 import { processCommands } from './commands/process.js';
 import { releasesCommands } from './commands/releases.js';
 import { productsCommands } from './commands/products.js';
+import { marketingCommands } from './commands/marketing.js';
 import { secretsCommands } from './commands/secrets.js';
 import { translationsCommands } from './commands/translations.js';
 
@@ -47,6 +48,8 @@ export const COMMAND_OPERATIONS = {
   'releases create-version': 'releases.create',
   'releases notes': 'releaseNotes.list',
   'products list': 'products.list',
+  'product-pages list': 'productPages.list',
+  'app-events list': 'appEvents.list',
   'translations status': 'translations.status',
   'translations export': 'translations.export',
   'translations import': 'translations.import',
@@ -67,6 +70,7 @@ const COMMAND_GROUPS: ((program: Command, output: () => Output) => void)[] = [
   mediaCommands,
   releasesCommands,
   productsCommands,
+  marketingCommands,
   translationsCommands,
 ];
 

@@ -411,6 +411,39 @@ describe('appmeta CLI', () => {
     );
   });
 
+  it('product-pages list and app-events list show what the last sync read', async () => {
+    const emu = await startEmulators();
+    onTestFinished(() => emu.close());
+    const org = await h.given.organization();
+    const project = (await h.given.project(org.admin, { appStoreAppId: APP_ID })).id;
+    const empty = await runCli(['product-pages', 'list', '--project', project], env);
+    expect(empty.stdout.trim()).toBe('No custom product pages: sync the project first (or the app has none)');
+    emu.appStore.marketing.load(
+      APP_ID,
+      [
+        {
+          id: 'page-1',
+          name: 'Spring',
+          versions: [{ state: 'IN_REVIEW', localizations: { 'en-US': 'Spring showers' } }],
+        },
+      ],
+      [{ id: 'event-1', referenceName: 'Storm week', localizations: { 'en-US': { name: 'Storm week' } } }],
+    );
+    const served = await startHarness({ database, env: emu.env });
+    onTestFinished(() => served.close());
+    const api = served.client(org.admin.apiKey);
+    await api.request('PUT', '/api/v1/organization/credentials/appstore', emu.credentials.appstore);
+    expect((await api.post(`/api/v1/projects/${project}/sync`, { include: ['products'] })).status).toBe(200);
+    expect(
+      (await api.patch(`/api/v1/projects/${project}/app-events/event-1/de-DE`, { name: 'Sturmwoche' }))
+        .status,
+    ).toBe(200);
+    const pages = await runCli(['product-pages', 'list', '--project', project], env);
+    expect(pages.stdout.trim()).toBe('page-1  Spring  IN_REVIEW (read-only)  locales: en-US');
+    const events = await runCli(['app-events', 'list', '--project', project], env);
+    expect(events.stdout.trim()).toBe('event-1  Storm week  DRAFT  locales: de-DE,en-US  pending: 1');
+  });
+
   it('listings import and export work against a directory in the fastlane layout', async () => {
     const org = await h.given.organization();
     const project = (

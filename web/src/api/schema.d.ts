@@ -425,7 +425,7 @@ export interface paths {
         };
         /**
          * Screenshots and previews of a project
-         * @description Slots with items (in order) or a store base, by store, locale and slot type.
+         * @description Slots with items (in order) or a store base, by store, locale and slot type: those of the default product page, or with `?productPage=` those of that custom product page.
          */
         get: operations["media.list"];
         put?: never;
@@ -487,7 +487,7 @@ export interface paths {
         put?: never;
         /**
          * Copy media between locales or stores
-         * @description The same files in new items, no bytes copied. Across stores, App Store iPhone/iPad/TV screenshots go to phoneScreenshots/tenInchScreenshots/tvScreenshots and Play screenshots to the display type of their size; `slotTypes` entries `source:target` override. Every file is checked against the target slot first; all or nothing. The target slots are replaced.
+         * @description The same files in new items, no bytes copied. Across stores, App Store iPhone/iPad/TV screenshots go to phoneScreenshots/tenInchScreenshots/tvScreenshots and Play screenshots to the display type of their size; `slotTypes` entries `source:target` override. Every file is checked against the target slot first; all or nothing. The target slots are replaced. `productPage` on either side names a custom product page (App Store): `from` without it and `to` with it copies the default page's media into that page.
          */
         post: operations["media.copy"];
         delete?: never;
@@ -817,6 +817,108 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/product-pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Custom product pages with their promotional text per locale
+         * @description As the last sync read them, with the newest version's state, whether it can be edited (and why not), and a preview of the first screenshots. Screenshots and previews are media slots of the page: `/projects/:projectId/media…?productPage=:pageId`. Google Play has no API for custom store listings.
+         */
+        get: operations["productPages.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/product-pages/{pageId}/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page's texts in one locale: working copy, base, state and limit */
+        get: operations["productPages.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Changes a page's promotional text in one locale
+         * @description Written to the page version being prepared when pushed (a new one is opened beside an approved version); a locale the page lacks is created. In a state App Store Connect refuses changes in (a page version in review, an event published) the edit is 409 CONFLICT naming the state.
+         */
+        patch: operations["productPages.update"];
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/product-pages/{pageId}/copy-default": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copies the default product page's promotional text and media into a page
+         * @description Per locale: the App Store listing's promotional text, its screenshots and previews (the same files, no bytes copied). In a state App Store Connect refuses changes in (a page version in review, an event published) the edit is 409 CONFLICT naming the state.
+         */
+        post: operations["productPages.copyDefault"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/app-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * In-app events with their texts per locale
+         * @description As the last sync read them: badge, purpose, priority and schedule read-only, with whether their texts can be edited now.
+         */
+        get: operations["appEvents.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/app-events/{eventId}/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An event's texts in one locale: working copy, base, state and limits */
+        get: operations["appEvents.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Changes an event's name, short and long description in one locale
+         * @description Checked against their limits (30, 50, 120 characters) first. In a state App Store Connect refuses changes in (a page version in review, an event published) the edit is 409 CONFLICT naming the state.
+         */
+        patch: operations["appEvents.update"];
         trace?: never;
     };
     "/api/v1/projects/{projectId}/translations": {
@@ -4088,6 +4190,8 @@ export interface operations {
             query?: {
                 store?: "appstore" | "playstore";
                 locale?: string;
+                /** @description A custom product page's id (App Store, design.md §18); absent: the default product page */
+                productPage?: string;
             };
             header?: never;
             path: {
@@ -4112,6 +4216,8 @@ export interface operations {
                                 store: "appstore" | "playstore";
                                 locale: string;
                                 slotType: string;
+                                /** @description A custom product page's id (App Store, design.md §18); absent: the default product page */
+                                productPage?: string;
                                 /** @enum {string} */
                                 kind: "image" | "video";
                                 maxItems: number;
@@ -4166,7 +4272,10 @@ export interface operations {
     };
     "media.reorder": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A custom product page's id (App Store, design.md §18); absent: the default product page */
+                productPage?: string;
+            };
             header?: never;
             path: {
                 projectId: string;
@@ -4201,6 +4310,8 @@ export interface operations {
                                 store: "appstore" | "playstore";
                                 locale: string;
                                 slotType: string;
+                                /** @description A custom product page's id (App Store, design.md §18); absent: the default product page */
+                                productPage?: string;
                                 /** @enum {string} */
                                 kind: "image" | "video";
                                 maxItems: number;
@@ -4255,7 +4366,10 @@ export interface operations {
     };
     "media.delete": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A custom product page's id (App Store, design.md §18); absent: the default product page */
+                productPage?: string;
+            };
             header?: never;
             path: {
                 projectId: string;
@@ -4287,6 +4401,8 @@ export interface operations {
                                 store: "appstore" | "playstore";
                                 locale: string;
                                 slotType: string;
+                                /** @description A custom product page's id (App Store, design.md §18); absent: the default product page */
+                                productPage?: string;
                                 /** @enum {string} */
                                 kind: "image" | "video";
                                 maxItems: number;
@@ -4358,10 +4474,14 @@ export interface operations {
                         /** @enum {string} */
                         store: "appstore" | "playstore";
                         locale: string;
+                        /** @description A custom product page's id (App Store, design.md §18); absent: the default product page */
+                        productPage?: string;
                     };
                     to: {
                         /** @enum {string} */
                         store: "appstore" | "playstore";
+                        /** @description A custom product page's id (App Store, design.md §18); absent: the default product page */
+                        productPage?: string;
                         /** @description Target locale; default: the source locale mapped to the target store; "*": every locale of the target store in the project */
                         locale?: string;
                     };
@@ -4386,6 +4506,8 @@ export interface operations {
                                 store: "appstore" | "playstore";
                                 locale: string;
                                 slotType: string;
+                                /** @description A custom product page's id (App Store, design.md §18); absent: the default product page */
+                                productPage?: string;
                                 /** @enum {string} */
                                 kind: "image" | "video";
                                 maxItems: number;
@@ -4449,6 +4571,8 @@ export interface operations {
                 /** @description 1..100 */
                 limit?: number;
                 offset?: number;
+                /** @description A custom product page's id (App Store, design.md §18); absent: the default product page */
+                productPage?: string;
             };
             header?: never;
             path: {
@@ -4519,7 +4643,10 @@ export interface operations {
     };
     "media.revert": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A custom product page's id (App Store, design.md §18); absent: the default product page */
+                productPage?: string;
+            };
             header?: {
                 /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
                 "Idempotency-Key"?: string;
@@ -4562,6 +4689,8 @@ export interface operations {
                                 store: "appstore" | "playstore";
                                 locale: string;
                                 slotType: string;
+                                /** @description A custom product page's id (App Store, design.md §18); absent: the default product page */
+                                productPage?: string;
                                 /** @enum {string} */
                                 kind: "image" | "video";
                                 maxItems: number;
@@ -5746,6 +5875,535 @@ export interface operations {
                             store: string;
                             productId: string;
                             linkedProductId: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "productPages.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            pages: {
+                                /** @description The store's id of the page */
+                                pageId: string;
+                                /** @description Its reference name */
+                                name: string;
+                                visible: boolean;
+                                url: string | null;
+                                version: {
+                                    version: string | null;
+                                    state: string | null;
+                                    /** @description Whether App Store Connect takes changes to its texts now */
+                                    editable: boolean;
+                                    reason: string | null;
+                                    deepLink: string | null;
+                                };
+                                /** @description locale → field → working copy */
+                                locales: {
+                                    [key: string]: {
+                                        [key: string]: string | null;
+                                    };
+                                };
+                                /** @description locale → whether its texts are as the store has them, changed here, or in conflict */
+                                states: {
+                                    [key: string]: "unchanged" | "modified" | "conflict";
+                                };
+                                /** @description Texts that differ from the store (or are in conflict) */
+                                pending: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                readAt: string;
+                                preview: {
+                                    locale: string;
+                                    slotType: string;
+                                    /** @description URLs of its first screenshots */
+                                    thumbnails: string[];
+                                } | null;
+                            }[];
+                            limits?: {
+                                [key: string]: {
+                                    label: string;
+                                    max: number;
+                                    min?: number;
+                                    required: boolean;
+                                    list?: {
+                                        maxItems: number;
+                                    };
+                                    plainCharacters?: boolean;
+                                    /** @description Whether a trustworthy source gives the number */
+                                    confirmed: boolean;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "productPages.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                pageId: string;
+                /** @description App Store Connect's locale code */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            pageId: string;
+                            locale: string;
+                            state: string | null;
+                            /** @description Whether App Store Connect takes changes to its texts now */
+                            editable: boolean;
+                            reason: string | null;
+                            fields: {
+                                [key: string]: {
+                                    value: string | null;
+                                    base: string | null;
+                                    /** @enum {string} */
+                                    state: "unchanged" | "modified" | "conflict";
+                                    storeValue?: string | null;
+                                    limit: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "productPages.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                pageId: string;
+                /** @description App Store Connect's locale code */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    promotionalText?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            pageId: string;
+                            locale: string;
+                            state: string | null;
+                            /** @description Whether App Store Connect takes changes to its texts now */
+                            editable: boolean;
+                            reason: string | null;
+                            fields: {
+                                [key: string]: {
+                                    value: string | null;
+                                    base: string | null;
+                                    /** @enum {string} */
+                                    state: "unchanged" | "modified" | "conflict";
+                                    storeValue?: string | null;
+                                    limit: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "productPages.copyDefault": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+                pageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description App Store locales; default: every App Store listing of the project */
+                    locales?: string[];
+                    /** @description What to copy: the promotional text, the screenshots and previews, or both (default) */
+                    parts?: ("texts" | "media")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            pageId: string;
+                            locales: string[];
+                            copied: {
+                                /** @description Locales whose promotional text was copied */
+                                texts: string[];
+                                mediaSlots: number;
+                                mediaItems: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "appEvents.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            events: {
+                                /** @description The store's id of the event */
+                                eventId: string;
+                                referenceName: string;
+                                badge: string | null;
+                                purpose: string | null;
+                                priority: string | null;
+                                primaryLocale: string | null;
+                                schedules: {
+                                    territories: string[];
+                                    publishStart: string | null;
+                                    eventStart: string | null;
+                                    eventEnd: string | null;
+                                }[];
+                                state: string | null;
+                                /** @description Whether App Store Connect takes changes to its texts now */
+                                editable: boolean;
+                                reason: string | null;
+                                /** @description locale → field → working copy */
+                                locales: {
+                                    [key: string]: {
+                                        [key: string]: string | null;
+                                    };
+                                };
+                                /** @description locale → whether its texts are as the store has them, changed here, or in conflict */
+                                states: {
+                                    [key: string]: "unchanged" | "modified" | "conflict";
+                                };
+                                /** @description Texts that differ from the store (or are in conflict) */
+                                pending: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                readAt: string;
+                            }[];
+                            limits?: {
+                                [key: string]: {
+                                    label: string;
+                                    max: number;
+                                    min?: number;
+                                    required: boolean;
+                                    list?: {
+                                        maxItems: number;
+                                    };
+                                    plainCharacters?: boolean;
+                                    /** @description Whether a trustworthy source gives the number */
+                                    confirmed: boolean;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "appEvents.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                eventId: string;
+                /** @description App Store Connect's locale code */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            eventId: string;
+                            locale: string;
+                            state: string | null;
+                            /** @description Whether App Store Connect takes changes to its texts now */
+                            editable: boolean;
+                            reason: string | null;
+                            fields: {
+                                [key: string]: {
+                                    value: string | null;
+                                    base: string | null;
+                                    /** @enum {string} */
+                                    state: "unchanged" | "modified" | "conflict";
+                                    storeValue?: string | null;
+                                    limit: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "appEvents.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                eventId: string;
+                /** @description App Store Connect's locale code */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string | null;
+                    shortDescription?: string | null;
+                    longDescription?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            eventId: string;
+                            locale: string;
+                            state: string | null;
+                            /** @description Whether App Store Connect takes changes to its texts now */
+                            editable: boolean;
+                            reason: string | null;
+                            fields: {
+                                [key: string]: {
+                                    value: string | null;
+                                    base: string | null;
+                                    /** @enum {string} */
+                                    state: "unchanged" | "modified" | "conflict";
+                                    storeValue?: string | null;
+                                    limit: number;
+                                };
+                            };
                         };
                     };
                 };
@@ -8595,6 +9253,8 @@ export interface operations {
         parameters: {
             query?: {
                 fileName?: string;
+                /** @description A custom product page's id (App Store, design.md §18); absent: the default product page */
+                productPage?: string;
             };
             header?: never;
             path: {

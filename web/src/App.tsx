@@ -25,6 +25,8 @@ const MediaEditor = page(() => import('./pages/MediaEditor'), 'MediaEditor');
 const MediaOverview = page(() => import('./pages/MediaOverview'), 'MediaOverview');
 const Releases = page(() => import('./pages/Releases'), 'Releases');
 const Products = page(() => import('./pages/Products'), 'Products');
+const ProductPages = page(() => import('./pages/ProductPages'), 'ProductPages');
+const AppEvents = page(() => import('./pages/AppEvents'), 'AppEvents');
 const TranslationsOverview = page(() => import('./pages/Translations'), 'TranslationsOverview');
 const TranslationLocale = page(() => import('./pages/Translations'), 'TranslationLocale');
 const Organization = page(() => import('./pages/Organization'), 'Organization');
@@ -101,6 +103,10 @@ function SignedIn({ path }: { path: string }) {
     page = <Releases session={me} projectId={params.projectId!} />;
   else if ((params = match('/projects/:projectId/products', path)))
     page = <Products session={me} projectId={params.projectId!} />;
+  else if ((params = match('/projects/:projectId/product-pages', path)))
+    page = <ProductPages session={me} projectId={params.projectId!} />;
+  else if ((params = match('/projects/:projectId/app-events', path)))
+    page = <AppEvents session={me} projectId={params.projectId!} />;
   else if ((params = match('/projects/:projectId/translations', path)))
     page = <TranslationsOverview session={me} projectId={params.projectId!} />;
   else if ((params = match('/projects/:projectId/translations/:locale', path)))

@@ -45,4 +45,10 @@ export const keys = {
   product: (projectId: string, store: Store, productId: string, locale: string) =>
     ['products', projectId, store, productId, locale] as const,
   translationLocale: (projectId: string, locale: string) => ['translations', projectId, locale] as const,
+  productPages: (projectId: string) => ['product-pages', projectId] as const,
+  productPage: (projectId: string, pageId: string, locale: string) =>
+    ['product-pages', projectId, pageId, locale] as const,
+  appEvents: (projectId: string) => ['app-events', projectId] as const,
+  appEvent: (projectId: string, eventId: string, locale: string) =>
+    ['app-events', projectId, eventId, locale] as const,
 };

@@ -218,3 +218,51 @@ export const useTranslationLocale = (projectId: string, locale: string) =>
         }),
       ),
   });
+
+export const useProductPages = (projectId: string) =>
+  useQuery({
+    queryKey: keys.productPages(projectId),
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/projects/{projectId}/product-pages', { params: { path: { projectId } } })),
+  });
+
+export const useProductPage = (projectId: string, pageId: string, locale: string) =>
+  useQuery({
+    queryKey: keys.productPage(projectId, pageId, locale),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/projects/{projectId}/product-pages/{pageId}/{locale}', {
+          params: { path: { projectId, pageId, locale } },
+        }),
+      ),
+  });
+
+/** A custom product page's media slots in one locale. */
+export const usePageMedia = (projectId: string, pageId: string, locale: string) =>
+  useQuery({
+    queryKey: [...keys.media(projectId), 'page', pageId, locale] as const,
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/projects/{projectId}/media', {
+          params: { path: { projectId }, query: { store: 'appstore', locale, productPage: pageId } },
+        }),
+      ),
+  });
+
+export const useAppEvents = (projectId: string) =>
+  useQuery({
+    queryKey: keys.appEvents(projectId),
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/projects/{projectId}/app-events', { params: { path: { projectId } } })),
+  });
+
+export const useAppEvent = (projectId: string, eventId: string, locale: string) =>
+  useQuery({
+    queryKey: keys.appEvent(projectId, eventId, locale),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/projects/{projectId}/app-events/{eventId}/{locale}', {
+          params: { path: { projectId, eventId, locale } },
+        }),
+      ),
+  });

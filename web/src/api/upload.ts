@@ -9,7 +9,7 @@ export const slotUrl = (projectId: string, store: string, locale: string, slotTy
 export function uploadFile(url: string, file: File, onProgress: (fraction: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
-    request.open('POST', `${url}?fileName=${encodeURIComponent(file.name)}`);
+    request.open('POST', `${url}${url.includes('?') ? '&' : '?'}fileName=${encodeURIComponent(file.name)}`);
     request.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
     request.setRequestHeader('X-Appmeta-CSRF', '1');
     request.upload.onprogress = (event) => {

@@ -161,6 +161,17 @@ export function Project({ session, projectId }: { session: Session; projectId: s
         </p>
       </Section>
 
+      <Section title="Custom product pages and in-app events">
+        <p>
+          <Link href={`/projects/${projectId}/product-pages`}>
+            App Store custom product pages: promotional text and screenshots
+          </Link>
+        </p>
+        <p>
+          <Link href={`/projects/${projectId}/app-events`}>In-app events: names and descriptions</Link>
+        </p>
+      </Section>
+
       <Section title="Translations">
         <p>
           <Link href={`/projects/${projectId}/translations`}>

@@ -94,8 +94,8 @@ export function ProductPages({ session, projectId }: { session: Session; project
               <label htmlFor={`add-${page.pageId}`}>Another locale of {page.name}</label>
               <input
                 id={`add-${page.pageId}`}
-                value={newLocale}
-                onChange={(e) => setNewLocale(e.target.value)}
+                value={newLocale[page.pageId] ?? ''}
+                onChange={(e) => setNewLocale({ ...newLocale, [page.pageId]: e.target.value })}
               />
               <button type="submit">Open</button>
             </form>

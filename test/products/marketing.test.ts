@@ -322,6 +322,9 @@ describe('custom product pages and in-app events', () => {
     const xml = (await xliff()).body;
     expect(xml).toMatch(/<unit id="products\.page-spring\.promotionalText"[^>]*slr:sizeRestriction="170"/);
     expect(xml).toMatch(/<unit id="products\.event-storm\.shortDescription"[^>]*slr:sizeRestriction="50"/);
+    // What the store takes no changes to now is not offered for translation.
+    expect(xml).not.toContain('products.page-review.');
+    expect(xml).not.toContain('products.event-live.');
     const target = (doc: string, unit: string, text: string) =>
       doc.replace(
         new RegExp(

@@ -129,8 +129,9 @@ export async function readMatrix(
         });
       }
     }
-    // Products: each translated into its own locales and every locale the app is listed in.
-    for (const product of products.filter((p) => p.store === store)) {
+    // Products (pages and events too): each translated into its own locales and every locale the
+    // app is listed in — except those the store takes no changes to now (a page in review).
+    for (const product of products.filter((p) => p.store === store && p.locked === null)) {
       const refs = productFieldNames(limits, store, product.kind).map((name) => ({
         key: productField(product.product_id, name),
         ref: { productId: product.product_id, kind: product.kind, field: name },

@@ -116,6 +116,32 @@ export function demoSetup(tokenUrl: string): DemoSetup {
                 ],
               },
             ],
+            productPages: [
+              {
+                id: 'spring-storms',
+                name: 'Spring storms',
+                versions: [
+                  {
+                    state: 'PREPARE_FOR_SUBMISSION',
+                    localizations: { 'en-US': 'Storm season: live radar, street by street' },
+                  },
+                ],
+              },
+            ],
+            appEvents: [
+              {
+                id: 'storm-week',
+                referenceName: 'Storm week',
+                badge: 'SPECIAL_EVENT',
+                localizations: {
+                  'en-US': {
+                    name: 'Storm week',
+                    shortDescription: 'Track every storm live',
+                    longDescription: 'A week of live storm tracking with minute-by-minute radar.',
+                  },
+                },
+              },
+            ],
           },
         ],
       },

@@ -111,7 +111,8 @@ describe('custom product pages and in-app events', () => {
   it('syncs both kinds with their texts, state and what the store says of them', async () => {
     const project = await newProject();
     const sync = await synced(project);
-    expect(sync.appStore).toMatchObject({ synced: true, products: 4 });
+    expect(sync.appStore).toMatchObject({ synced: true, productPages: 2, appEvents: 2 });
+    expect(sync.appStore.products).toBeUndefined(); // purchases: none in this app
 
     const pages = (await admin.api.get(`/api/v1/projects/${project}/product-pages`)).body.data;
     expect(pages.pages).toEqual([

@@ -5,7 +5,7 @@
 import type { StoreProduct } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../shared/ids.js';
-import { productFieldNames, type ProductLimits } from '../../shared/product-fields.js';
+import { isMarketingKind, productFieldNames, type ProductLimits } from '../../shared/product-fields.js';
 import type { Store } from '../../shared/stores.js';
 import type { AuditActor } from '../audit/index.js';
 import { mergeField, type Conflict, type TextChange, type TextsChanged } from '../listings/index.js';
@@ -27,7 +27,10 @@ export function parseProductField(name: string): { productId: string; field: str
 }
 
 export interface ProductMerge {
+  /** In-app purchases, subscriptions and groups read. */
   products: number;
+  productPages: number;
+  appEvents: number;
   conflicts: Conflict[];
   changedTexts: number;
 }
@@ -53,7 +56,14 @@ export async function mergeProducts(
   const key = (productId: string, locale: string, field: string) =>
     `${productId}\u0000${locale}\u0000${field}`;
   const byKey = new Map(rows.map((r) => [key(r.product_id, r.locale, r.field), r]));
-  const result: ProductMerge = { products: incoming.length, conflicts: [], changedTexts: 0 };
+  const count = (kind: string) => incoming.filter((p) => p.kind === kind).length;
+  const result: ProductMerge = {
+    products: incoming.filter((p) => !isMarketingKind(p.kind)).length,
+    productPages: count('customProductPage'),
+    appEvents: count('appEvent'),
+    conflicts: [],
+    changedTexts: 0,
+  };
   const history: TextHistoryRow[] = [];
   const changes: TextChange[] = [];
   const seen = new Set<string>();

@@ -23,7 +23,7 @@ export const Include = Type.Array(StringEnum(['listings', 'products']), {
   minItems: 1,
   uniqueItems: true,
   description:
-    'What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts); both when omitted',
+    'What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts; App Store custom product pages with their media, and in-app events); both when omitted',
 });
 
 export const SyncBody = Type.Object(
@@ -34,6 +34,8 @@ export const SyncOutcome = Type.Object({
   synced: Type.Boolean(),
   locales: Type.Integer(),
   products: Type.Optional(Type.Integer({ description: 'In-app purchases and subscriptions read' })),
+  productPages: Type.Optional(Type.Integer({ description: 'App Store custom product pages read' })),
+  appEvents: Type.Optional(Type.Integer({ description: 'App Store in-app events read' })),
   conflicts: Type.Optional(Type.Integer()),
   error: Type.Optional(OutcomeError),
 });

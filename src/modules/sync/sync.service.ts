@@ -114,6 +114,7 @@ export function createSyncService({
             synced: true,
             locales: 0,
             products: merged.products,
+            ...itemCounts(merged),
             conflicts: merged.conflicts.length,
           },
           locales: [],
@@ -193,6 +194,7 @@ export function createSyncService({
         synced: true,
         locales: merge.locales.length,
         ...(productMerge !== null && productMerge.products > 0 && { products: productMerge.products }),
+        ...(productMerge !== null && itemCounts(productMerge)),
         conflicts: conflicts.length,
       };
       return {
@@ -327,3 +329,9 @@ function pageMediaOf(items: StoreProduct[]) {
   };
   return { media, covers };
 }
+
+/** The pages and events a sync read, said only when there are any. */
+const itemCounts = (merged: ProductMerge) => ({
+  ...(merged.productPages > 0 && { productPages: merged.productPages }),
+  ...(merged.appEvents > 0 && { appEvents: merged.appEvents }),
+});

@@ -2329,7 +2329,7 @@ export interface operations {
                      * @enum {string}
                      */
                     store?: "appstore" | "playstore" | "both";
-                    /** @description What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts); both when omitted */
+                    /** @description What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts; App Store custom product pages with their media, and in-app events); both when omitted */
                     include?: ("listings" | "products")[];
                 };
             };
@@ -2351,6 +2351,10 @@ export interface operations {
                                 locales: number;
                                 /** @description In-app purchases and subscriptions read */
                                 products?: number;
+                                /** @description App Store custom product pages read */
+                                productPages?: number;
+                                /** @description App Store in-app events read */
+                                appEvents?: number;
                                 conflicts?: number;
                                 error?: {
                                     code: string;
@@ -2362,6 +2366,10 @@ export interface operations {
                                 locales: number;
                                 /** @description In-app purchases and subscriptions read */
                                 products?: number;
+                                /** @description App Store custom product pages read */
+                                productPages?: number;
+                                /** @description App Store in-app events read */
+                                appEvents?: number;
                                 conflicts?: number;
                                 error?: {
                                     code: string;
@@ -2510,7 +2518,7 @@ export interface operations {
                      * @enum {string}
                      */
                     store?: "appstore" | "playstore" | "both";
-                    /** @description What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts); both when omitted */
+                    /** @description What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts; App Store custom product pages with their media, and in-app events); both when omitted */
                     include?: ("listings" | "products")[];
                     /** @description Locales to push; all when omitted */
                     locales?: string[];

@@ -227,6 +227,11 @@ describe('custom product pages and in-app events', () => {
       new: 'Frühlingsstürme, Minute für Minute',
     });
     expect(Object.keys(diff.media.appstore['en-US'])).toEqual(['page:page-spring:APP_IPHONE_67']);
+    const dry = (await member.api.post(`/api/v1/projects/${project}/push`, { dryRun: true })).body.data;
+    expect(dry.productChangeCount).toBe(6);
+    expect(dry.media.appstore['de-DE']['page:page-spring:APP_IPHONE_67'].calls).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^POST \/v1\/appScreenshots\b/)]),
+    );
     const refused = await member.api.post(`/api/v1/projects/${project}/push`, {});
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('APPROVAL_REQUIRED');

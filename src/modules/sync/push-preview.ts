@@ -6,6 +6,7 @@ import type { Store } from '../../shared/stores.js';
 import { authorize, type RequestContext } from '../access/index.js';
 import { countsByStore, type Diffs, type ReleaseNotesChanges } from '../listings/index.js';
 import { plannedMediaCalls } from '../../connectors/media-plan.js';
+import { parsePageSlot } from '../../shared/page-slots.js';
 import type { MediaChanges, StoreMediaService } from '../media/index.js';
 import { notesInLocales } from '../releases/index.js';
 import { productsInLocales } from '../products/index.js';
@@ -125,7 +126,13 @@ export function createPushPreview(deps: PushPreviewDeps) {
             conflict: change.conflict !== undefined,
             calls:
               change.conflict === undefined
-                ? plannedMediaCalls(store, slotType, change, (sha) => facts.get(sha) ?? 0)
+                ? plannedMediaCalls(
+                    store,
+                    // A custom product page's slot is written like the default page's slot type.
+                    parsePageSlot(slotType)?.slotType ?? slotType,
+                    change,
+                    (sha) => facts.get(sha) ?? 0,
+                  )
                 : [],
           };
           ((slots[store] ??= {})[locale] ??= {})[slotType] = preview;

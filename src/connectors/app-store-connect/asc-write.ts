@@ -14,7 +14,7 @@ import {
 import { readContainers, type Container } from './containers.js';
 import { ALWAYS_EDITABLE, splitFields, type JsonApiResource } from './mapper.js';
 import type { AscClient, Counter } from './client.js';
-import type { AscMedia } from './media.js';
+import { slotRefused, type AscMedia } from './media.js';
 
 /** A create sends only the attributes that have a value; null means "not set" there. */
 function attributesWithout(attributes: Record<string, string | null>) {
@@ -148,17 +148,7 @@ export function createAscWrite(client: AscClient, media: AscMedia) {
       await Promise.all(
         slots.map(async (slot) => {
           const refuse = (code: string, message: string) =>
-            mediaResults.push({
-              locale: slot.locale,
-              slotType: slot.slotType,
-              stored: null,
-              uploaded: 0,
-              deleted: 0,
-              reordered: false,
-              failures: [
-                { locale: slot.locale, slotType: slot.slotType, sha256: null, error: { code, message } },
-              ],
-            });
+            mediaResults.push(slotRefused(slot, code, message));
           const localization = localizations.get(slot.locale);
           if (ver === null || !ver.editable) {
             return refuse(

@@ -15,7 +15,7 @@ import {
 } from '../store-connector.js';
 import type { AscClient, Counter } from './client.js';
 import type { JsonApiResource } from './mapper.js';
-import type { AscMedia } from './media.js';
+import { slotRefused, type AscMedia } from './media.js';
 import { text, textsByLocale, writeLocales, type LocalizationTarget } from './localization-writes.js';
 
 /** A page version whose texts may be written (stores-more.md §B1: the draft). */
@@ -203,15 +203,7 @@ export function createAscMarketing(client: AscClient, media: AscMedia) {
         mediaResults.push(result);
       } catch (error) {
         if (!(error instanceof StoreError) || error.code === 'CANCELLED') throw error;
-        mediaResults.push({
-          locale: slot.locale,
-          slotType: slot.slotType,
-          stored: null,
-          uploaded: 0,
-          deleted: 0,
-          reordered: false,
-          failures: [{ ...slot, sha256: null, error: { code: error.code, message: error.message } }],
-        });
+        mediaResults.push(slotRefused(slot, error.code, error.message));
       }
     }
     const textLocales = new Set(Object.keys(change.locales));

@@ -63,6 +63,21 @@ const parentOf = (localization: string | SetParent): SetParent =>
     ? { type: 'appStoreVersionLocalizations', id: localization }
     : localization;
 
+/** What a push left in a slot the store refused (or that could not be tried): nothing known. */
+export const slotRefused = (
+  slot: { locale: string; slotType: string },
+  code: string,
+  message: string,
+): MediaSlotResult => ({
+  locale: slot.locale,
+  slotType: slot.slotType,
+  stored: null,
+  uploaded: 0,
+  deleted: 0,
+  reordered: false,
+  failures: [{ locale: slot.locale, slotType: slot.slotType, sha256: null, error: { code, message } }],
+});
+
 export function createAscMedia(client: AscClient, processing: ProcessingPolicy) {
   /** A localization's sets of one kind, by our slot type, with their records in display order. */
   async function readSets(counter: Counter, parent: SetParent, kind: Kind) {

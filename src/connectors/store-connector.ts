@@ -267,6 +267,28 @@ export interface ProductsReport {
   calls: number;
 }
 
+/**
+ * App details and App Review information (design.md §19): one store's fields as it has them.
+ * App Store: `copyright` (the version being prepared), `primaryCategory`, `secondaryCategory`,
+ * `review.*` (the demo account password included: a secret the caller must keep as one);
+ * Google Play: `contactEmail`, `contactPhone`, `contactWebsite`, `defaultLanguage`.
+ */
+export type StoreDetails = Record<string, string | boolean | null>;
+
+export interface DetailsWriteOptions {
+  beforeWrite?: () => Promise<void>;
+  /** Google Play: commit with changesNotSentForReview=true. */
+  changesNotSentForReview?: boolean;
+}
+
+export interface DetailsReport {
+  /** Fields the store took. */
+  written: string[];
+  /** Fields it refused, each with its reason (one refusal may fail several fields). */
+  failures: { field: string; error: { code: string; message: string } }[];
+  calls: number;
+}
+
 export interface StoreConnector {
   readonly store: Store;
   /** Checks that the credentials are accepted by the store. Throws StoreError. */
@@ -299,6 +321,13 @@ export interface StoreConnector {
    * listings and experiments have no public API. Throws StoreError.
    */
   readProducts(appRef: string): Promise<{ products: StoreProduct[]; calls: number }>;
+  /** The app's details and App Review information (design.md §19). Throws StoreError. */
+  readDetails(appRef: string): Promise<{ details: StoreDetails; calls: number }>;
+  /**
+   * Writes changed details (field → value; App Store review fields as `review.<name>`). A refusal
+   * is reported per field; throws StoreError only when nothing could be tried (auth).
+   */
+  writeDetails(appRef: string, changes: StoreDetails, options: DetailsWriteOptions): Promise<DetailsReport>;
   /**
    * Writes products' changed texts (never creates or deletes a product). A product's failure is
    * reported in its result; throws StoreError only when nothing could be tried (auth).

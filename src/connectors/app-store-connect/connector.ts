@@ -19,6 +19,7 @@ import { readContainers } from './containers.js';
 import { createAscWrite } from './asc-write.js';
 import { createAscProducts } from './products.js';
 import { createAscMarketing, isMarketingChange } from './marketing.js';
+import { createAscDetails } from './details.js';
 import {
   APP_INFO_FIELDS,
   EDITABLE_VERSION_STATES,
@@ -49,6 +50,7 @@ export function createAppStoreConnector(
   const media = createAscMedia(client, { ...DEFAULT_PROCESSING, ...options.processing });
   const products = createAscProducts(client);
   const marketing = createAscMarketing(client, media);
+  const details = createAscDetails(client);
 
   const versionOf = (resource: JsonApiResource): StoreVersion => {
     const a = resource.attributes ?? {};
@@ -114,6 +116,16 @@ export function createAppStoreConnector(
     write: createAscWrite(client, media),
 
     readReleases: (appId) => readReleases({ calls: 0 }, appId),
+
+    async readDetails(appId) {
+      const counter = { calls: 0 };
+      return { details: await details.read(counter, appId), calls: counter.calls };
+    },
+
+    async writeDetails(appId, changes, writeOptions) {
+      const counter = { calls: 0 };
+      return { ...(await details.write(counter, appId, changes, writeOptions)), calls: counter.calls };
+    },
 
     async readProducts(appId) {
       const counter = { calls: 0 };

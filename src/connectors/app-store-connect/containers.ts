@@ -21,7 +21,7 @@ export interface Container {
 }
 
 /** The editable appInfo if there is one, else the live one (stores.md §2.1). */
-async function appInfo(client: AscClient, counter: Counter, appId: string): Promise<Container | null> {
+export async function appInfo(client: AscClient, counter: Counter, appId: string): Promise<Container | null> {
   const infos = await client.all(
     counter,
     `/v1/apps/${encodeURIComponent(appId)}/appInfos?limit=${PAGE_LIMIT}`,
@@ -37,7 +37,7 @@ async function appInfo(client: AscClient, counter: Counter, appId: string): Prom
 }
 
 /** The editable iOS version with the highest versionString, else the live one. */
-async function version(client: AscClient, counter: Counter, appId: string): Promise<Container | null> {
+export async function version(client: AscClient, counter: Counter, appId: string): Promise<Container | null> {
   const query = (states: string[]) =>
     `/v1/apps/${encodeURIComponent(appId)}/appStoreVersions?filter[platform]=IOS&filter[appVersionState]=${states.join(',')}&limit=${PAGE_LIMIT}`;
   const highest = (versions: JsonApiResource[]) =>

@@ -16,6 +16,7 @@ import { createPlayClient } from './client.js';
 import { createPlayImages } from './images.js';
 import { createPlayTracks } from './tracks.js';
 import { createPlayProducts } from './products.js';
+import { createPlayDetails } from './details.js';
 import { createPlayWrite, fieldsOf, type Listing } from './edit-write.js';
 
 const CONCURRENCY_PER_ACCOUNT = 8;
@@ -41,6 +42,7 @@ export function createGooglePlayConnector(
   const images = createPlayImages(client);
   const tracks = createPlayTracks(client);
   const products = createPlayProducts(client);
+  const details = createPlayDetails(client);
 
   return {
     store: 'playstore',
@@ -75,6 +77,16 @@ export function createGooglePlayConnector(
         versions: [],
         tracks: await client.inEdit(counter, pkg, (editUrl) => tracks.read(counter, editUrl)),
       };
+    },
+
+    async readDetails(pkg) {
+      const counter = { calls: 0 };
+      return { details: await details.read(counter, pkg), calls: counter.calls };
+    },
+
+    async writeDetails(pkg, changes, writeOptions) {
+      const counter = { calls: 0 };
+      return { ...(await details.write(counter, pkg, changes, writeOptions)), calls: counter.calls };
     },
 
     async readProducts(pkg) {

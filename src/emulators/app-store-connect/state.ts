@@ -13,6 +13,7 @@ import {
   type MarketingRules,
   type ProductPageSeed,
 } from './marketing-state.js';
+import { createDetailsState } from './app-details.js';
 
 export interface AscSeed {
   keys?: { issuerId: string; keyId: string; publicKey: string }[];
@@ -86,6 +87,7 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
   const usage = new Map<string, number[]>();
   const purchases = createPurchasesState();
   const marketing = createMarketingState();
+  const details = createDetailsState();
   let hourlyLimit = seed.hourlyLimit ?? 3600;
   let pageSize = seed.pageSize ?? 200;
   const counters = { requests: 0, writes: 0 };
@@ -153,11 +155,13 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
     media,
     purchases,
     marketing,
+    details,
     versionSettings: { ...DEFAULT_VERSION_SETTINGS },
     load,
     /** Forgets everything: data, settings and counters. */
     reset() {
       for (const map of [keys, apps, appInfos, versions, infoLocs, versionLocs, usage]) map.clear();
+      details.clear();
       media.sets.clear();
       media.assets.clear();
       purchases.reset();

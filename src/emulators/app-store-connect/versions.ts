@@ -56,6 +56,8 @@ export function registerVersionRoutes(
       appVersionState: v.appVersionState,
       appStoreState: appStoreStateOf(v.appVersionState),
       createdDate: v.createdDate,
+      // Unset, Apple leaves it out (the spec's type is not nullable).
+      ...(state.details.copyright.get(v.id) != null && { copyright: state.details.copyright.get(v.id) }),
     },
     links: { self: `${origin(request)}/v1/appStoreVersions/${v.id}` },
   });

@@ -14,6 +14,7 @@ import { checkTracksAtCommit, registerPlayTracks } from './tracks.js';
 import { copyImages, copyTracks, type Edit, type Listing, type PlayState } from './state.js';
 import { registerTokenEndpoint } from './token.js';
 import { registerPlayProducts } from './products.js';
+import { checkDetailsAtCommit, registerPlayDetails } from './details.js';
 import { playAuthentication, playErrors, requireApp, requireOpenEdit, type Req } from './access.js';
 
 export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayState, faults: Faults): void {
@@ -31,6 +32,7 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
   const imageRoutes = registerPlayImages(app, state, faults, spec);
   const trackRoutes = registerPlayTracks(state, spec);
   const productRoutes = registerPlayProducts(state, spec);
+  const detailsRoutes = registerPlayDetails(state, spec);
 
   app.register(
     async (scope) => {
@@ -94,6 +96,8 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
           packageName: target.packageName,
           owner,
           listings: new Map([...target.listings].map(([language, listing]) => [language, { ...listing }])),
+          details: { defaultLanguage: target.defaultLanguage, ...target.contact },
+          detailsChanged: false,
           images: copyImages(target.images),
           tracks: copyTracks(target.tracks),
           expiresAt: state.now() + state.editTtl * 1000,
@@ -134,6 +138,10 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
         // Validated as a whole before anything changes: a refused commit leaves the app as it was.
         checkImagesAtCommit(edit.images, state.imageRules, edit.listings.keys());
         checkTracksAtCommit(edit);
+        checkDetailsAtCommit(edit);
+        const { defaultLanguage, ...contact } = edit.details;
+        target.defaultLanguage = defaultLanguage;
+        target.contact = contact;
         target.listings = new Map(
           [...edit.listings].map(([language, listing]) => [language, { ...listing }]),
         );
@@ -154,10 +162,7 @@ export function registerGooglePlayEmulator(app: FastifyInstance, state: PlayStat
         return reply.code(204).send();
       });
 
-      scope.get(`${base}/edits/:editId/details`, async (request: Req, reply) => {
-        const { app: target } = requireEdit(request, request.params.editId!);
-        return respond(reply, 'AppDetails', { defaultLanguage: target.defaultLanguage });
-      });
+      detailsRoutes(scope, requireEdit);
 
       scope.get(`${base}/edits/:editId/listings`, async (request: Req, reply) => {
         const { edit } = requireEdit(request, request.params.editId!);

@@ -73,6 +73,8 @@ export interface PlaySeed {
   apps?: {
     packageName: string;
     defaultLanguage?: string;
+    /** Contact details (stores-more.md §C5). */
+    contact?: { contactEmail?: string; contactPhone?: string; contactWebsite?: string };
     listings?: Record<string, Omit<Listing, 'language'>>;
     /** Service accounts allowed on this app (default: all registered ones). */
     grants?: string[];
@@ -119,11 +121,22 @@ export const copyImages = (images: ImagesByLanguage): ImagesByLanguage =>
     [...images].map(([language, byType]) => [language, new Map([...byType].map(([t, l]) => [t, [...l]]))]),
   );
 
+/** Google's `AppDetails` (stores-more.md §C5): the app's default language and contact details. */
+export interface AppDetails {
+  defaultLanguage: string;
+  contactEmail?: string;
+  contactPhone?: string;
+  contactWebsite?: string;
+}
+
 export interface Edit {
   id: string;
   packageName: string;
   owner: string;
   listings: Map<string, Listing>;
+  details: AppDetails;
+  /** The edit wrote the details (a commit then checks them). */
+  detailsChanged: boolean;
   images: ImagesByLanguage;
   tracks: Tracks;
   expiresAt: number;
@@ -137,6 +150,7 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
     {
       packageName: string;
       defaultLanguage: string;
+      contact: { contactEmail?: string; contactPhone?: string; contactWebsite?: string };
       listings: Map<string, Listing>;
       grants: string[] | null;
       manualReview: boolean;
@@ -150,6 +164,8 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
   const productRules: ProductRules = { ...DEFAULT_PRODUCT_RULES, ...seed.productRules };
   /** Every product request as "METHOD path" (after the package name), oldest first: what tests compare. */
   const productCalls: string[] = [];
+  /** Every write of app details ("PATCH details", "PUT details"), oldest first. */
+  const detailsCalls: string[] = [];
   /** Every image uploaded, by id: what the preview URLs serve. */
   const imageFiles = new Map<string, PlayImage>();
   const tokens = new Map<string, { email: string; expiresAt: number }>();
@@ -185,6 +201,7 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
       apps.set(app.packageName, {
         packageName: app.packageName,
         defaultLanguage,
+        contact: { ...app.contact },
         inAppProducts: new Map(
           (app.inAppProducts ?? []).map((p) => [
             p.sku,
@@ -227,6 +244,7 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
     trackRules,
     productRules,
     productCalls,
+    detailsCalls,
     counters,
     load,
     get editTtl() {
@@ -244,6 +262,7 @@ export function createPlayState(seed: PlaySeed = {}, now: () => number = Date.no
       trackRules.emptyTrackNotFound = false;
       Object.assign(productRules, DEFAULT_PRODUCT_RULES);
       productCalls.length = 0;
+      detailsCalls.length = 0;
       tokenTtl = 3599;
       for (const key of Object.keys(counters) as (keyof typeof counters)[]) counters[key] = 0;
     },

@@ -13,7 +13,7 @@ import {
   type MarketingRules,
   type ProductPageSeed,
 } from './marketing-state.js';
-import { createDetailsState } from './app-details.js';
+import { createDetailsState } from './details-state.js';
 
 export interface AscSeed {
   keys?: { issuerId: string; keyId: string; publicKey: string }[];

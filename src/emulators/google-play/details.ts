@@ -48,8 +48,9 @@ export function registerPlayDetails(state: PlayState, spec: SpecValidator) {
     if (problem !== null) throw new Error(`emulator response does not match AppDetails: ${problem}`);
     return reply.code(200).type('application/json').send(body);
   };
-  const checkBody = (body: unknown): Partial<AppDetails> => {
-    const problem = spec.check('AppDetails', body ?? {});
+  const checkBody = (raw: unknown): Partial<AppDetails> => {
+    const body: object = raw ?? {};
+    const problem = spec.check('AppDetails', body);
     if (problem !== null)
       throw new PlayFailure(
         400,
@@ -57,7 +58,7 @@ export function registerPlayDetails(state: PlayState, spec: SpecValidator) {
         `Invalid JSON payload received. ${problem}`,
         'badRequest',
       );
-    return (body ?? {}) as Partial<AppDetails>;
+    return body;
   };
   const checkLanguage = (edit: Edit, language: string | undefined) => {
     if (language === undefined) return;

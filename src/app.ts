@@ -45,6 +45,7 @@ import { listingRoutes } from './modules/listings/index.js';
 import { mediaRoutes } from './modules/media/index.js';
 import { releaseRoutes } from './modules/releases/index.js';
 import { marketingRoutes, productRoutes } from './modules/products/index.js';
+import { detailRoutes } from './modules/details/index.js';
 import { translationRoutes } from './modules/translations/index.js';
 import { localeRoutes } from './modules/locales/index.js';
 import { memberRoutes } from './modules/members/index.js';
@@ -285,6 +286,7 @@ function versionOneRoutes(api: Api, services: Services): void {
   releaseRoutes(api, services);
   productRoutes(api, services);
   marketingRoutes(api, services);
+  detailRoutes(api, services);
   translationRoutes(api, services);
   organizationRoutes(api, services);
   memberRoutes(api, services);

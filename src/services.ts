@@ -42,6 +42,7 @@ import { createJobQueue, WAKE_AFTER_MS, type JobQueue } from './jobs/index.js';
 import { createBlobStore, type BlobStore } from './blobs/index.js';
 import { createReleasesService, releaseNotesChangesOf } from './modules/releases/index.js';
 import { createMarketingService, createProductsService, productChangesOf } from './modules/products/index.js';
+import { createDetailsService } from './modules/details/index.js';
 import {
   createMediaCollection,
   createMediaService,
@@ -119,12 +120,14 @@ export function createServices(deps: ServiceDeps) {
   const writer = createListingWriter({ db, clock, outbox, textsChanged });
   const translationProvider =
     deps.translationProvider ?? createDeepLProvider({ serverUrl: deps.config.deeplApiUrl });
+  const details = createDetailsService({ db, clock, keyRing: deps.keyRing, projects, audit });
   const diffs = createDiffs({
     db,
     projects,
     organizations,
     releaseNotes: releaseNotesChangesOf,
     products: productChangesOf,
+    details: (executor, projectId) => details.changesOf(executor, projectId),
   });
   const approvals = createApprovals({ clock, audit, projects, diffs, writer, outbox });
   const approvalRequests = createApprovalRequests({ db, clock, audit, projects, diffs, writer, outbox });
@@ -189,6 +192,7 @@ export function createServices(deps: ServiceDeps) {
     media: storeMedia,
     releases,
     products,
+    details,
     textsChanged,
   });
   const push = createPushService({
@@ -202,6 +206,7 @@ export function createServices(deps: ServiceDeps) {
     media: storeMedia,
     releases,
     products,
+    details,
   });
 
   const apiKeys = createApiKeysService({
@@ -273,6 +278,7 @@ export function createServices(deps: ServiceDeps) {
     listings,
     releases,
     products,
+    details,
     diffs,
     approvals,
     approvalRequests,

@@ -21,6 +21,7 @@ import * as credentialsLastVerified from './migrations/2026_11_28_0018_credentia
 import * as products from './migrations/2026_11_28_0019_products.js';
 import * as productLinks from './migrations/2026_11_28_0020_product_links.js';
 import * as marketingItems from './migrations/2026_11_28_0021_marketing_items.js';
+import * as appDetails from './migrations/2026_11_28_0022_app_details.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_28_0019_products': products,
   '2026_11_28_0020_product_links': productLinks,
   '2026_11_28_0021_marketing_items': marketingItems,
+  '2026_11_28_0022_app_details': appDetails,
 };
 
 /**

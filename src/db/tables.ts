@@ -520,6 +520,31 @@ export interface StoreProductsTable {
   locked: string | null;
 }
 
+/** A project's app detail per store (design.md §19); a secret's values sealed. */
+export interface AppDetailsTable {
+  project_id: string;
+  store: string;
+  field: string;
+  value: string | null;
+  base: string | null;
+  in_conflict: number;
+  conflict_value: string | null;
+  updated_at: string;
+}
+
+export interface AppDetailsHistoryTable {
+  id: string;
+  project_id: string;
+  store: string;
+  field: string;
+  old_value: string | null;
+  new_value: string | null;
+  source: string;
+  actor_member_id: string | null;
+  actor_operator: string | null;
+  created_at: string;
+}
+
 /** A product's text in one locale, with working copy, base and conflict like a listing field. */
 export interface ProductTextsTable {
   project_id: string;
@@ -589,6 +614,8 @@ export interface Database {
   release_notes: ReleaseNotesTable;
   release_notes_history: ReleaseNotesHistoryTable;
   store_products: StoreProductsTable;
+  app_details: AppDetailsTable;
+  app_details_history: AppDetailsHistoryTable;
   product_texts: ProductTextsTable;
   product_texts_history: ProductTextsHistoryTable;
 }

@@ -24,7 +24,8 @@ export type IdPrefix =
   | 'med'
   | 'mhist'
   | 'rnh'
-  | 'pth';
+  | 'pth'
+  | 'dth';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 

@@ -46,6 +46,7 @@ beforeAll(async () => {
       '2026_11_28_0019_products',
       '2026_11_28_0020_product_links',
       '2026_11_28_0021_marketing_items',
+      '2026_11_28_0022_app_details',
     ],
   });
   h = await startHarness({ database });

@@ -364,6 +364,15 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
     V,
     async (a, s) => a.api.patch(`${(await marketingSynced(s)).event}/en-US`, { name: 'Storm week' }),
   ],
+  'details.get': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/details/appstore`)],
+  'details.update': [
+    X,
+    V,
+    V,
+    (a, s) =>
+      a.api.patch(`/api/v1/projects/${s.project}/details/appstore`, { copyright: '2026 Example Inc.' }),
+  ],
+  'details.history': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/details/appstore/history`)],
   'media.list': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/media`)],
   'media.slotTypes': [V, V, V, (a) => a.api.get('/api/v1/media/slot-types')],
   'media.upload': [

@@ -313,6 +313,10 @@ const CASES: Record<string, Case> = {
       return v.json('PUT', `${api(s)}/products/playstore/coins_100/link`, { productId: 'coins_100' });
     },
   },
+  'details.update': {
+    kind: 'project',
+    call: (v, s) => v.json('PATCH', `${api(s)}/details/appstore`, { copyright: '2026 Example Inc.' }),
+  },
   'productPages.update': {
     kind: 'locale',
     call: async (v, s) =>

@@ -77,6 +77,10 @@ export const OPERATIONS = {
   'appEvents.list': anyone,
   'appEvents.get': anyone,
   'appEvents.update': editors,
+  // App details and App Review information (design.md §19).
+  'details.get': anyone,
+  'details.update': editors,
+  'details.history': anyone,
 
   // Translations (design.md §14): members translate and accept drafts; admins keep the glossaries.
   'translations.status': anyone,
@@ -184,6 +188,8 @@ export type RoleOperation = {
  */
 export const PERMISSIONS = {
   'apiKeys.ofOtherMembers': admins,
+  // The App Review demo account password is a secret, replaced by admins only (design.md §19).
+  'details.demoAccountPassword': admins,
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -29,6 +29,9 @@ export interface Changeset {
   /** In-app purchase and subscription texts that differ from the store's (design.md §17). */
   products: ProductChanges;
   productChangeCount: number;
+  /** App details and App Review information that differ from the store's (design.md §19). */
+  details: DetailChanges;
+  detailChangeCount: number;
   /** SHA-256 over every part that has changes: what an approval is bound to. */
   hash: string;
 }
@@ -40,6 +43,9 @@ export type ReleaseNotesChanges = Record<string, Record<string, Record<string, F
 export type ProductChanges = Partial<
   Record<Store, Record<string, Record<string, Record<string, FieldChange>>>>
 >;
+
+/** App details: store → field → change (a secret only as "set", never its value). */
+export type DetailChanges = Partial<Record<Store, Record<string, FieldChange>>>;
 
 /** A text's state from its working copy, base and conflict flag (listing fields, product texts). */
 export function fieldState(row: Pick<FieldRow, 'value' | 'base' | 'in_conflict'>): FieldState {
@@ -66,6 +72,7 @@ export function changesetOf(
   media: { changes: MediaChanges; count: number } = { changes: {}, count: 0 },
   notes: { changes: ReleaseNotesChanges; count: number } = { changes: {}, count: 0 },
   products: { changes: ProductChanges; count: number } = { changes: {}, count: 0 },
+  details: { changes: DetailChanges; count: number } = { changes: {}, count: 0 },
 ): Changeset {
   const stores: Changeset['stores'] = {};
   const removedLocales: Changeset['removedLocales'] = {};
@@ -100,6 +107,7 @@ export function changesetOf(
     ...(media.count > 0 && { media: media.changes }),
     ...(notes.count > 0 && { releaseNotes: notes.changes }),
     ...(products.count > 0 && { products: products.changes }),
+    ...(details.count > 0 && { details: details.changes }),
   };
   const hash = createHash('sha256').update(canonicalJson(hashed)).digest('hex');
   return {
@@ -113,6 +121,8 @@ export function changesetOf(
     releaseNoteChangeCount: notes.count,
     products: products.changes,
     productChangeCount: products.count,
+    details: details.changes,
+    detailChangeCount: details.count,
     hash,
   };
 }
@@ -126,6 +136,7 @@ export function countsByStore(parts: {
   media: Partial<Record<string, Record<string, Record<string, unknown>>>>;
   releaseNotes: Record<string, Record<string, Record<string, unknown>>>;
   products?: Partial<Record<string, Record<string, Record<string, Record<string, unknown>>>>>;
+  details?: Partial<Record<string, Record<string, unknown>>>;
   removedLocales?: Partial<Record<string, string[]>>;
 }): Partial<Record<Store, KindCounts>> {
   const counts: Partial<Record<Store, KindCounts>> = {};
@@ -145,6 +156,8 @@ export function countsByStore(parts: {
       0,
     );
     if (products > 0) of(store).products = products;
+    const details = Object.keys(parts.details?.[store] ?? {}).length;
+    if (details > 0) of(store).details = details;
   }
   const notes = Object.values(parts.releaseNotes).reduce((n, byVersion) => n + inner(byVersion), 0);
   if (notes > 0) of('playstore').releaseNotes = notes;
@@ -179,6 +192,7 @@ export const isEmpty = (changeset: Changeset) =>
   changeset.mediaChangeCount === 0 &&
   changeset.releaseNoteChangeCount === 0 &&
   changeset.productChangeCount === 0 &&
+  changeset.detailChangeCount === 0 &&
   Object.keys(changeset.removedLocales).length === 0;
 
 export interface PushPlan {

@@ -8,6 +8,7 @@ export {
   planFor,
   type Changeset,
   type ProductChanges,
+  type DetailChanges,
   type PushPlan,
   type ReleaseNotesChanges,
 } from './changeset.js';
@@ -46,6 +47,7 @@ export {
   ApprovalState,
   Change,
   Conflict,
+  DetailChangesSchema,
   KindCountsByStore,
   ProductChangesSchema,
 } from './listings.schemas.js';

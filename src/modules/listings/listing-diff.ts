@@ -14,6 +14,7 @@ import {
   isEmpty,
   type Changeset,
   type ProductChanges,
+  type DetailChanges,
   type ReleaseNotesChanges,
 } from './changeset.js';
 import type { ListingDiff, StoreDrift } from './listing.js';
@@ -38,9 +39,11 @@ export interface DiffsDeps {
   ) => Promise<{ changes: ReleaseNotesChanges; count: number }>;
   /** The pending product texts (the products module's, given here likewise). */
   products?: (executor: Executor, projectId: string) => Promise<{ changes: ProductChanges; count: number }>;
+  /** The pending app details (the details module's, given here likewise). */
+  details?: (executor: Executor, projectId: string) => Promise<{ changes: DetailChanges; count: number }>;
 }
 
-export function createDiffs({ db, projects, organizations, releaseNotes, products }: DiffsDeps) {
+export function createDiffs({ db, projects, organizations, releaseNotes, products, details }: DiffsDeps) {
   /** Whether the pending changes need an approval, and whether this exact changeset has one. */
   async function approvalOf(
     executor: Executor,
@@ -71,6 +74,7 @@ export function createDiffs({ db, projects, organizations, releaseNotes, product
       await mediaChangesOf(executor, projectId),
       releaseNotes === undefined ? undefined : await releaseNotes(executor, projectId),
       products === undefined ? undefined : await products(executor, projectId),
+      details === undefined ? undefined : await details(executor, projectId),
     );
     return { changeset, approval: await approvalOf(executor, ctx, projectId, changeset) };
   }
@@ -88,6 +92,8 @@ export function createDiffs({ db, projects, organizations, releaseNotes, product
     releaseNoteChangeCount: changeset.releaseNoteChangeCount,
     products: changeset.products,
     productChangeCount: changeset.productChangeCount,
+    details: changeset.details,
+    detailChangeCount: changeset.detailChangeCount,
     hash: changeset.hash,
     approval,
   });
@@ -137,12 +143,15 @@ export function createDiffs({ db, projects, organizations, releaseNotes, product
         releaseNoteChangeCount: notes,
         products,
         productChangeCount,
+        details: only(diff.details),
+        detailChangeCount: Object.keys(diff.details[store] ?? {}).length,
         counts: diff.counts[store] === undefined ? {} : { [store]: diff.counts[store] },
         inSync:
           changeCount === 0 &&
           mediaChangeCount === 0 &&
           notes === 0 &&
           productChangeCount === 0 &&
+          diff.details[store] === undefined &&
           removedLocales[store] === undefined,
         storeDrift: drift.filter((d) => d.store === store),
       };

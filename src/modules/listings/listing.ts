@@ -48,6 +48,8 @@ export interface KindCounts {
   releaseNotes: number;
   /** In-app purchase and subscription texts (product × locale × field). */
   products: number;
+  /** App details (design.md §19), when any differ. */
+  details?: number;
   removedLocales: number;
 }
 
@@ -69,6 +71,9 @@ export interface ListingDiff {
   /** Product texts that differ from the store's: store → product id → locale → field. */
   products: Partial<Record<Store, Record<string, Record<string, Record<string, FieldChange>>>>>;
   productChangeCount: number;
+  /** App details that differ from the store's: store → field (design.md §19). */
+  details: Partial<Record<Store, Record<string, FieldChange>>>;
+  detailChangeCount: number;
   /** SHA-256 over the whole project's pending changes: what an approval is bound to. */
   hash: string;
   approval: { required: boolean; approved: boolean; approvedBy: string | null; approvedAt: string | null };

@@ -78,6 +78,12 @@ export const ProductChangesSchema = Type.Record(
   { description: 'store → product id → locale → field → change (benefits: one per line)' },
 );
 
+/** App details that differ from the store's (design.md §19). */
+export const DetailChangesSchema = Type.Record(Type.String(), Type.Record(Type.String(), Change), {
+  description:
+    'store → detail (review.<name> for App Review information) → change; the demo account password only as "set"',
+});
+
 /** Per store, how many changes of each kind (design.md §15). */
 export const KindCountsByStore = Type.Record(
   Type.String(),
@@ -88,6 +94,7 @@ export const KindCountsByStore = Type.Record(
     products: Type.Integer({
       description: 'In-app purchase and subscription texts (product × locale × field)',
     }),
+    details: Type.Optional(Type.Integer({ description: 'App details and App Review information' })),
     removedLocales: Type.Integer(),
   }),
   { description: 'store → counts per kind; a store without changes is left out' },
@@ -112,6 +119,8 @@ export const DiffResponse = Ok(
     releaseNoteChangeCount: Type.Integer({ description: 'Release notes (release × language) that differ' }),
     products: ProductChangesSchema,
     productChangeCount: Type.Integer({ description: 'Product texts (product × locale × field) that differ' }),
+    details: DetailChangesSchema,
+    detailChangeCount: Type.Integer({ description: 'App details that differ' }),
     hash: Type.String({ description: 'SHA-256 of the whole project diff; approvals are bound to it' }),
     approval: ApprovalState,
     storeDrift: Type.Array(

@@ -26,10 +26,11 @@ import {
   type StorePushResult,
 } from './sync.js';
 import { createProductsPush, type ProductsPushDeps } from './push-products.js';
+import { createDetailsPush, type DetailsPushDeps } from './push-details.js';
 import { leftOut, reportFailures } from './push-failures.js';
 import { storeFailure } from './sync.service.js';
 
-export interface StorePushDeps extends ProductsPushDeps {
+export interface StorePushDeps extends ProductsPushDeps, DetailsPushDeps {
   db: Executor;
   clock: Clock;
   credentials: Pick<CredentialsService, 'connectorFor'>;
@@ -209,10 +210,11 @@ export function createStorePush(deps: StorePushDeps) {
   }
 
   const pushProducts = createProductsPush(deps);
+  const pushDetails = createDetailsPush(deps);
 
   /**
-   * One store's part of a push: its listings (texts, media, release notes), then its products —
-   * each unless the request's `include` leaves it out.
+   * One store's part of a push: its listings (texts, media, release notes), then its products,
+   * then its details — each unless the request's `include` leaves it out.
    */
   return async function pushStore(
     ctx: RequestContext,
@@ -227,17 +229,12 @@ export function createStorePush(deps: StorePushDeps) {
     const listings = includes(options, 'listings')
       ? await pushListings(ctx, project, store, changeset, locales, options, control, resumed)
       : { outcome: { pushed: true, locales: 0 }, locales: [], failures: [], written: [] };
-    if (!includes(options, 'products')) return listings;
-    return pushProducts(
-      ctx,
-      project,
-      store,
-      changeset,
-      locales,
-      () => credentials.connectorFor(ctx.organizationId, store),
-      control,
-      listings,
-    );
+    const connectorFor = () => credentials.connectorFor(ctx.organizationId, store);
+    const withProducts = includes(options, 'products')
+      ? await pushProducts(ctx, project, store, changeset, locales, connectorFor, control, listings)
+      : listings;
+    if (!includes(options, 'details')) return withProducts;
+    return pushDetails(ctx, project, store, changeset, options, connectorFor, control, withProducts);
   };
 
   /** The listings of a store's push: the steps above, then one write and its records. */

@@ -11,6 +11,7 @@ import { changesetLocales, type Approvals, type Changeset, type Diffs } from '..
 import type { StoreMediaService } from '../media/index.js';
 import type { ReleasesService } from '../releases/index.js';
 import type { ProductsService } from '../products/index.js';
+import type { DetailsService } from '../details/index.js';
 import type { Project, ProjectsService } from '../projects/index.js';
 import type { OperationRun, OperationRunner } from './operation-runner.js';
 import {
@@ -36,6 +37,7 @@ export interface PushServiceDeps {
   media: Pick<StoreMediaService, 'plan' | 'recordPush' | 'sizes'>;
   releases: Pick<ReleasesService, 'pushPlan' | 'recordPush' | 'withoutRefusedWhatsNew'>;
   products: Pick<ProductsService, 'pushPlan' | 'recordPush'>;
+  details: Pick<DetailsService, 'pushPlan' | 'recordPush'>;
 }
 
 type PushOptions = Omit<PushInput, 'dryRun'>;

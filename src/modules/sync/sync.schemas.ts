@@ -19,11 +19,11 @@ export const StoreSelection = StringEnum(STORE_SELECTIONS, { default: 'both' });
 export const OutcomeError = Type.Object({ code: Type.String(), message: Type.String() });
 
 /** design.md §17: sync and push include products unless `include` names parts without them. */
-export const Include = Type.Array(StringEnum(['listings', 'products']), {
+export const Include = Type.Array(StringEnum(['listings', 'products', 'details']), {
   minItems: 1,
   uniqueItems: true,
   description:
-    'What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts; App Store custom product pages with their media, and in-app events); both when omitted',
+    'What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts; App Store custom product pages with their media, and in-app events) and details (app details and App Review information); all when omitted',
 });
 
 export const SyncBody = Type.Object(
@@ -36,6 +36,7 @@ export const SyncOutcome = Type.Object({
   products: Type.Optional(Type.Integer({ description: 'In-app purchases and subscriptions read' })),
   productPages: Type.Optional(Type.Integer({ description: 'App Store custom product pages read' })),
   appEvents: Type.Optional(Type.Integer({ description: 'App Store in-app events read' })),
+  details: Type.Optional(Type.Integer({ description: 'App details the store changed here' })),
   conflicts: Type.Optional(Type.Integer()),
   error: Type.Optional(OutcomeError),
 });
@@ -103,6 +104,7 @@ export const PushOutcome = Type.Object({
   products: Type.Optional(
     Type.Integer({ description: 'Products all of whose changed texts the store took' }),
   ),
+  details: Type.Optional(Type.Integer({ description: 'App details the store took' })),
   error: Type.Optional(OutcomeError),
 });
 /** What a push wrote in one store and locale, per kind of change. */

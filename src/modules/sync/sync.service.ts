@@ -19,6 +19,7 @@ import { mergeSnapshot, type TextsChanged } from '../listings/index.js';
 import type { MediaMerge, StoreMediaService } from '../media/index.js';
 import type { ReleasesService } from '../releases/index.js';
 import type { ProductMerge, ProductsService } from '../products/index.js';
+import type { DetailsService } from '../details/index.js';
 import type { Project, ProjectsService } from '../projects/index.js';
 import type { OperationControl, OperationRun, OperationRunner } from './operation-runner.js';
 import { operationsRepository as ops } from './operations.repository.js';
@@ -50,6 +51,7 @@ export interface SyncServiceDeps {
   media: Pick<StoreMediaService, 'merge'>;
   releases: Pick<ReleasesService, 'recordStore'>;
   products: Pick<ProductsService, 'merge'>;
+  details: Pick<DetailsService, 'merge'>;
   /** The translation bookkeeping, told of the texts a sync changed. */
   textsChanged?: TextsChanged;
 }
@@ -63,6 +65,7 @@ export function createSyncService({
   media,
   releases,
   products,
+  details,
   textsChanged,
 }: SyncServiceDeps) {
   /**
@@ -90,6 +93,47 @@ export function createSyncService({
     return { ...merged, conflicts: [...merged.conflicts, ...(mediaMerge?.conflicts ?? [])] };
   }
 
+  /** App details and App Review information, merged in a transaction of their own. */
+  async function syncDetails(ctx: RequestContext, project: Project, store: Store, client: StoreConnector) {
+    const read = await client.readDetails(appRef(project, store));
+    const merged = await db
+      .transaction()
+      .execute((trx) => details.merge(trx, ctx, project.id, store, read.details));
+    ctx.log.info({ store, calls: read.calls, changed: merged.changed }, 'store details read');
+    return merged;
+  }
+
+  /** The parts after the listings that `include` asks for, each failing on its own. */
+  async function syncParts(
+    ctx: RequestContext,
+    project: Project,
+    store: Store,
+    client: StoreConnector,
+    include: SyncInput['include'],
+  ) {
+    const out = {
+      productMerge: null as ProductMerge | null,
+      productError: null as OutcomeError | null,
+      detailMerge: null as Awaited<ReturnType<typeof syncDetails>> | null,
+      detailError: null as OutcomeError | null,
+    };
+    if (includes({ include }, 'products')) {
+      try {
+        out.productMerge = await syncProducts(ctx, project, store, client);
+      } catch (error) {
+        out.productError = storeFailure(error);
+      }
+    }
+    if (includes({ include }, 'details')) {
+      try {
+        out.detailMerge = await syncDetails(ctx, project, store, client);
+      } catch (error) {
+        out.detailError = storeFailure(error);
+      }
+    }
+    return out;
+  }
+
   async function syncStore(
     ctx: RequestContext,
     project: Project,
@@ -107,26 +151,29 @@ export function createSyncService({
       };
     }
     if (!includes({ include }, 'listings')) {
-      try {
-        const merged = await syncProducts(ctx, project, store, client);
-        return {
-          outcome: {
-            synced: true,
-            locales: 0,
-            products: merged.products,
-            ...itemCounts(merged),
-            conflicts: merged.conflicts.length,
-          },
-          locales: [],
-          conflicts: merged.conflicts,
-        };
-      } catch (error) {
-        return {
-          outcome: { synced: false, locales: 0, error: storeFailure(error) },
-          locales: [],
-          conflicts: [],
-        };
+      const parts = await syncParts(ctx, project, store, client, include);
+      const conflicts = [...(parts.productMerge?.conflicts ?? []), ...(parts.detailMerge?.conflicts ?? [])];
+      // Nothing of what was asked could be read: the store's sync failed.
+      if (parts.productMerge === null && parts.detailMerge === null) {
+        const error = parts.productError ?? parts.detailError;
+        if (error !== null)
+          return { outcome: { synced: false, locales: 0, error }, locales: [], conflicts: [] };
       }
+      return {
+        outcome: {
+          synced: true,
+          locales: 0,
+          ...(parts.productMerge !== null && { products: parts.productMerge.products }),
+          ...(parts.productMerge !== null && itemCounts(parts.productMerge)),
+          ...(parts.detailMerge !== null &&
+            parts.detailMerge.changed > 0 && { details: parts.detailMerge.changed }),
+          conflicts: conflicts.length,
+        },
+        locales: [],
+        conflicts,
+        ...(parts.productError !== null && { productError: parts.productError }),
+        ...(parts.detailError !== null && { detailError: parts.detailError }),
+      };
     }
     try {
       const report = await client.read(appRef(project, store));
@@ -173,28 +220,28 @@ export function createSyncService({
         },
         'store read',
       );
-      // Products after the listings: a store that refuses them fails the products, not the texts.
-      let productMerge: ProductMerge | null = null;
-      let productError: OutcomeError | null = null;
-      if (includes({ include }, 'products')) {
-        try {
-          productMerge = await syncProducts(ctx, project, store, client);
-        } catch (error) {
-          productError = storeFailure(error);
-        }
-      }
+      // Products and details after the listings: a store that refuses them fails them, not the texts.
+      const { productMerge, productError, detailMerge, detailError } = await syncParts(
+        ctx,
+        project,
+        store,
+        client,
+        include,
+      );
       control.expect(store, merge.locales.length);
       for (const locale of merge.locales) control.advance(store, locale);
       const conflicts = [
         ...merge.conflicts,
         ...(mediaMerge?.conflicts ?? []),
         ...(productMerge?.conflicts ?? []),
+        ...(detailMerge?.conflicts ?? []),
       ];
       const outcome: SyncOutcome = {
         synced: true,
         locales: merge.locales.length,
         ...(productMerge !== null && productMerge.products > 0 && { products: productMerge.products }),
         ...(productMerge !== null && itemCounts(productMerge)),
+        ...(detailMerge !== null && detailMerge.changed > 0 && { details: detailMerge.changed }),
         conflicts: conflicts.length,
       };
       return {
@@ -203,6 +250,7 @@ export function createSyncService({
         conflicts,
         ...(mediaError !== null && { mediaError }),
         ...(productError !== null && { productError }),
+        ...(detailError !== null && { detailError }),
       };
     } catch (error) {
       const outcome: SyncOutcome = { synced: false, locales: 0, error: storeFailure(error) };
@@ -250,6 +298,9 @@ export function createSyncService({
           }
           if (run?.mediaError !== undefined) {
             result.failures.push({ store, locale: null, field: 'media', error: run.mediaError });
+          }
+          if (run?.detailError !== undefined) {
+            result.failures.push({ store, locale: null, field: 'details', error: run.detailError });
           }
           if (run?.productError !== undefined) {
             result.failures.push({ store, locale: null, field: 'products', error: run.productError });

@@ -35,7 +35,7 @@ export interface StorePushResult {
 }
 
 /** What a sync or push takes part in: listings (texts, media, release notes) and products (design.md §17). */
-export type IncludedPart = 'listings' | 'products';
+export type IncludedPart = 'listings' | 'products' | 'details';
 
 /** Whether a request takes `part` in: every part unless it names `include` without it. */
 export const includes = (input: { include?: IncludedPart[] | undefined }, part: IncludedPart) =>

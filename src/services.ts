@@ -292,6 +292,10 @@ export function createServices(deps: ServiceDeps) {
         prepare: (ctx, projectId, notes, newLocales) =>
           releases.prepareChangelogs(ctx, projectId, notes, newLocales),
       },
+      details: {
+        files: (_ctx, projectId) => details.fastlaneFiles(projectId),
+        prepare: (ctx, projectId, files) => details.prepareImport(ctx, projectId, files),
+      },
     }),
     credentials,
     sync,

@@ -137,16 +137,27 @@ describe('fastlane import of a real repository', () => {
       },
       { path: `${tree}/android/en-US/images/`, reason: expect.stringContaining('images') },
       { path: `${tree}/android/es-419/`, reason: 'an empty locale folder: nothing to import' },
-      { path: `${tree}/copyright.txt`, reason: expect.stringContaining('app-wide') },
       {
         path: `${tree}/en-US/apple_tv_privacy_policy.txt`,
         reason: 'not an App Store listing text appmeta manages',
       },
       { path: `${tree}/en-US/marketing_url.txt`, reason: expect.stringContaining('empty') },
       { path: `${tree}/ios/`, reason: expect.stringMatching(/^not an App Store locale folder.*<locale>/) },
-      { path: `${tree}/primary_category.txt`, reason: expect.stringContaining('app-wide') },
-      { path: `${tree}/review_information/`, reason: 'App Review contact details: not a listing text' },
     ]);
+    // deliver's app-wide files and review_information/ are App Store details (design.md §19).
+    expect(data.details).toBe(3);
+    const details = (
+      await h.app.inject({
+        method: 'GET',
+        url: `/api/v1/projects/${project}/details/appstore`,
+        headers: { authorization: `Bearer ${org.admin.apiKey}` },
+      })
+    ).json().data.details;
+    expect(details).toMatchObject({
+      copyright: '2026 Example Inc.',
+      primaryCategory: 'WEATHER',
+      review: { contactEmail: 'review@example.com' },
+    });
 
     const en = await fieldsOf(project, 'appstore', 'en-US');
     expect(en.name.value).toBe('Weather Pro');
@@ -247,7 +258,7 @@ describe('fastlane import of a real repository', () => {
     const empty = await importArchive(
       project,
       tarGz(
-        writeTree({ 'fastlane/metadata/en-US/': '', 'fastlane/metadata/copyright.txt': '2026' }),
+        writeTree({ 'fastlane/metadata/en-US/': '', 'fastlane/metadata/apple_tv_privacy_policy.txt': 'x' }),
         'fastlane',
       ),
       'application/gzip',
@@ -344,5 +355,56 @@ describe('fastlane export', () => {
       expect(imported.json().data.skipped).toEqual([]);
       expect(unpack((await exportArchive(target, 'tar.gz')).rawPayload)).toEqual(files);
     }
+  });
+
+  it('round-trips deliver’s details byte for byte but the final line break, the demo password imported only', async () => {
+    const tree: Record<string, string> = {
+      'fastlane/metadata/en-US/name.txt': 'Weather Pro',
+      'fastlane/metadata/copyright.txt': '2026 Example Inc.\n',
+      'fastlane/metadata/primary_category.txt': 'WEATHER\n',
+      'fastlane/metadata/secondary_category.txt': 'PRODUCTIVITY',
+      'fastlane/metadata/review_information/first_name.txt': 'Dana',
+      'fastlane/metadata/review_information/last_name.txt': 'Reviewer',
+      'fastlane/metadata/review_information/phone_number.txt': '+49 30 1234567',
+      'fastlane/metadata/review_information/email_address.txt': 'review@example.com',
+      'fastlane/metadata/review_information/demo_user.txt': 'demo',
+      'fastlane/metadata/review_information/demo_password.txt': 'imported-secret-42\n',
+      'fastlane/metadata/review_information/notes.txt':
+        'Sign in with the demo account.\n\nThen open the radar.',
+    };
+    const source = await newProject();
+    const imported = await importArchive(source, tarGz(writeTree(tree), 'fastlane'), 'application/gzip');
+    expect(imported.statusCode, imported.body).toBe(200);
+    expect(imported.json().data).toMatchObject({ details: 10, skipped: [] });
+    const files = unpack((await exportArchive(source, 'tar.gz')).rawPayload);
+    // Every file as it was, less one final line break (design.md §19); never the password.
+    const expected = Object.fromEntries(
+      Object.entries(tree)
+        .filter(([file]) => !file.endsWith('demo_password.txt'))
+        .map(([file, text]) => [file, text.replace(/\n$/, '')]),
+    );
+    expect(files).toEqual(expected);
+    expect(JSON.stringify(files)).not.toContain('imported-secret-42');
+    const details = (
+      await h.app.inject({
+        method: 'GET',
+        url: `/api/v1/projects/${source}/details/appstore`,
+        headers: { authorization: `Bearer ${org.admin.apiKey}` },
+      })
+    ).json().data.details;
+    expect(details.review.demoAccountPassword).toEqual({ set: true });
+    // A member's import of the same tree takes everything but the password, and says so.
+    const member = await h.given.member(org, 'member');
+    const target = await newProject();
+    const byMember = await importArchive(target, tarGz(writeTree(tree), 'fastlane'), 'application/gzip', {
+      apiKey: member.apiKey,
+    });
+    expect(byMember.json().data.details).toBe(9);
+    expect(byMember.json().data.skipped).toEqual([
+      {
+        path: 'fastlane/metadata/review_information/demo_password.txt',
+        reason: 'the demo account password is set by admins only',
+      },
+    ]);
   });
 });

@@ -11,9 +11,9 @@ import type { Clock } from '../../shared/clock.js';
 import { checkDetail, DETAIL_FIELDS, isSecretDetail } from '../../shared/detail-fields.js';
 import type { KeyRing } from '../../shared/key-ring.js';
 import type { Store } from '../../shared/stores.js';
-import { authorize, type RequestContext } from '../access/index.js';
+import { authorize, isAllowed, type RequestContext } from '../access/index.js';
 import { actorOf, historyActor, type AuditLog } from '../audit/index.js';
-import type { Changeset } from '../listings/index.js';
+import type { Changeset, DetailFile } from '../listings/index.js';
 import { isLinked, lockProject, STORE_IDENTIFIER, type ProjectsService } from '../projects/index.js';
 import { createDetailValues } from './detail-values.js';
 import { createDetailsBookkeeping, historyRow, storeValueOf } from './details-merge.js';
@@ -115,6 +115,68 @@ export function createDetailsService({ db, clock, keyRing, projects, audit }: De
     return out;
   }
 
+  /** Writes checked changes in one transaction, with their history and one audit entry. */
+  async function apply(
+    ctx: RequestContext,
+    projectId: string,
+    store: Store,
+    changes: Record<string, string | null>,
+    source: 'edit' | 'import',
+  ) {
+    const at = clock.now().toISOString();
+    await db.transaction().execute(async (trx) => {
+      await lockProject(trx, projectId);
+      const rows = new Map((await books.plainRows(trx, projectId, store)).map((row) => [row.field, row]));
+      const history = [];
+      for (const [field, value] of Object.entries(changes)) {
+        const before = rows.get(field);
+        const base = before?.inConflict === true ? before.conflictValue : (before?.base ?? null);
+        if (value === null && base === null) {
+          if (before !== undefined) await repo.remove(trx, { projectId, store, field });
+        } else {
+          await repo.upsert(
+            trx,
+            values.row(projectId, store, {
+              field,
+              value,
+              base,
+              inConflict: false,
+              conflictValue: null,
+              updatedAt: at,
+            }),
+          );
+        }
+        if ((before?.value ?? null) !== value || isSecretDetail(store, field))
+          history.push(
+            historyRow(
+              projectId,
+              store,
+              field,
+              { old: before?.value ?? null, new: value },
+              source,
+              actorOf(ctx),
+              at,
+            ),
+          );
+      }
+      await repo.insertHistory(trx, history);
+      // The fields changed, never their values (the password is among them). An import is
+      // audited by the fastlane import's own entry.
+      if (source === 'edit') {
+        await audit.record(
+          trx,
+          ctx,
+          'details.update',
+          { type: 'project', id: projectId, projectId },
+          {
+            store,
+            fields: Object.keys(changes),
+          },
+        );
+      }
+    });
+  }
+
   return {
     async get(ctx: RequestContext, projectId: string, store: Store) {
       authorize(ctx, 'details.get');
@@ -126,57 +188,52 @@ export function createDetailsService({ db, clock, keyRing, projects, audit }: De
     async update(ctx: RequestContext, projectId: string, store: Store, body: DetailsBody) {
       authorize(ctx, 'details.update');
       await requireStore(ctx, projectId, store);
-      const changes = flatten(ctx, store, body);
-      const at = clock.now().toISOString();
-      await db.transaction().execute(async (trx) => {
-        await lockProject(trx, projectId);
-        const rows = new Map((await books.plainRows(trx, projectId, store)).map((row) => [row.field, row]));
-        const history = [];
-        for (const [field, value] of Object.entries(changes)) {
-          const before = rows.get(field);
-          const base = before?.inConflict === true ? before.conflictValue : (before?.base ?? null);
-          if (value === null && base === null) {
-            if (before !== undefined) await repo.remove(trx, { projectId, store, field });
-          } else {
-            await repo.upsert(
-              trx,
-              values.row(projectId, store, {
-                field,
-                value,
-                base,
-                inConflict: false,
-                conflictValue: null,
-                updatedAt: at,
-              }),
-            );
-          }
-          if ((before?.value ?? null) !== value || isSecretDetail(store, field))
-            history.push(
-              historyRow(
-                projectId,
-                store,
-                field,
-                { old: before?.value ?? null, new: value },
-                'edit',
-                actorOf(ctx),
-                at,
-              ),
-            );
-        }
-        await repo.insertHistory(trx, history);
-        // The fields changed, never their values (the password is among them).
-        await audit.record(
-          trx,
-          ctx,
-          'details.update',
-          { type: 'project', id: projectId, projectId },
-          {
-            store,
-            fields: Object.keys(changes),
-          },
-        );
-      });
+      await apply(ctx, projectId, store, flatten(ctx, store, body), 'edit');
       return view(projectId, store);
+    },
+
+    /** deliver's files of the App Store details (never the demo account password): path → text. */
+    async fastlaneFiles(projectId: string): Promise<Map<string, string>> {
+      const files = new Map<string, string>();
+      for (const row of await books.plainRows(db, projectId, 'appstore')) {
+        const rule = DETAIL_FIELDS.appstore[row.field];
+        if (rule?.file === undefined || rule.kind === 'secret' || row.value === null) continue;
+        // Written as it is, as listing texts are: the files round-trip byte for byte.
+        files.set(rule.file, row.value);
+      }
+      return files;
+    },
+
+    /**
+     * An import's App Store details, checked (a 400 naming each file at fault); the demo account
+     * password only from an admin (skipped otherwise, with the reason).
+     */
+    async prepareImport(ctx: RequestContext, projectId: string, files: DetailFile[]) {
+      const problems: ErrorDetail[] = [];
+      const skipped: { path: string; reason: string }[] = [];
+      const changes: Record<string, string | null> = {};
+      for (const file of files) {
+        if (
+          isSecretDetail('appstore', file.field) &&
+          !isAllowed(ctx.principal.role, 'details.demoAccountPassword')
+        ) {
+          skipped.push({ path: file.path, reason: 'the demo account password is set by admins only' });
+          continue;
+        }
+        const problem = checkDetail('appstore', file.field, file.value);
+        if (problem !== null) problems.push({ field: file.path, message: problem });
+        else changes[file.field] = file.value;
+      }
+      if (problems.length > 0)
+        throw invalid(problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
+      if (Object.keys(changes).length > 0) await requireStore(ctx, projectId, 'appstore');
+      return {
+        skipped,
+        write: async () => {
+          if (Object.keys(changes).length > 0) await apply(ctx, projectId, 'appstore', changes, 'import');
+          return Object.keys(changes).length;
+        },
+      };
     },
 
     /** A store's detail changes, newest first (a secret's as "set"). */

@@ -19,8 +19,10 @@ import {
   supplyPath,
   toFastlaneFiles,
   type Changelog,
+  type DetailFile,
   type FileTree,
 } from './fastlane.js';
+import { FASTLANE_TREE } from './fastlane-layout.js';
 import { toListing, type ListingWriter } from './listing-writer.js';
 import { listingsRepository as repo } from './listings.repository.js';
 
@@ -75,12 +77,25 @@ export interface ChangelogPort {
   ): Promise<{ skipped: { path: string; reason: string }[]; write: () => Promise<number> }>;
 }
 
+/** App Store details in deliver's files (design.md §19): the details module's, given here likewise. */
+export interface DetailsPort {
+  /** The project's App Store details as deliver keeps them: path under the metadata tree → text. */
+  files(ctx: RequestContext, projectId: string): Promise<Map<string, string>>;
+  /** Checks a tree's details (a 400 naming each file) and answers how to write them. */
+  prepare(
+    ctx: RequestContext,
+    projectId: string,
+    details: DetailFile[],
+  ): Promise<{ skipped: { path: string; reason: string }[]; write: () => Promise<number> }>;
+}
+
 export interface FastlaneTransferDeps {
   db: Executor;
   audit: Pick<AuditLog, 'record'>;
   projects: Pick<ProjectsService, 'require'>;
   writer: Pick<ListingWriter, 'applyAll'>;
   changelogs?: ChangelogPort;
+  details?: DetailsPort;
 }
 
 /** Which folder to read as the metadata tree, when the user names one (see parseFastlaneTree). */
@@ -88,7 +103,14 @@ export interface ImportOptions {
   path?: string;
 }
 
-export function createFastlaneTransfer({ db, audit, projects, writer, changelogs }: FastlaneTransferDeps) {
+export function createFastlaneTransfer({
+  db,
+  audit,
+  projects,
+  writer,
+  changelogs,
+  details,
+}: FastlaneTransferDeps) {
   /** The files of the project's listings (working copies) in the fastlane layouts. */
   async function exportFiles(ctx: RequestContext, projectId: string): Promise<Map<string, string>> {
     authorize(ctx, 'listings.export');
@@ -98,6 +120,8 @@ export function createFastlaneTransfer({ db, audit, projects, writer, changelogs
     for (const note of (await changelogs?.files(ctx, projectId)) ?? []) {
       files.set(supplyPath(note.locale, `changelogs/${note.name}`), note.text);
     }
+    for (const [path, text] of (await details?.files(ctx, projectId)) ?? [])
+      files.set(`${FASTLANE_TREE}/${path}`, text);
     return files;
   }
 
@@ -116,7 +140,8 @@ export function createFastlaneTransfer({ db, audit, projects, writer, changelogs
     const tree = parseFastlaneTree(files, options.path);
     const where = tree.tree === '' ? 'the root' : tree.tree;
     const notes = changelogs === undefined ? [] : tree.changelogs;
-    if (tree.batch.length === 0 && notes.length === 0) {
+    const detailFiles = details === undefined ? [] : tree.details;
+    if (tree.batch.length === 0 && notes.length === 0 && detailFiles.length === 0) {
       throw invalid(
         `${where} holds no listing texts to import` +
           (tree.skipped.length > 0 ? ` (${tree.skipped.length} files or folders skipped, see details)` : ''),
@@ -134,6 +159,10 @@ export function createFastlaneTransfer({ db, audit, projects, writer, changelogs
             notes,
             tree.batch.filter((b) => b.store === 'playstore').map((b) => b.locale),
           );
+    const preparedDetails =
+      detailFiles.length === 0
+        ? { skipped: [], write: async () => 0 }
+        : await details!.prepare(ctx, projectId, detailFiles);
     const written =
       tree.batch.length === 0
         ? []
@@ -150,9 +179,11 @@ export function createFastlaneTransfer({ db, audit, projects, writer, changelogs
             ),
           );
     const releaseNotes = await prepared.write();
+    const detailCount = await preparedDetails.write();
     return {
       tree: tree.tree,
       releaseNotes,
+      details: detailCount,
       imported: written.map(({ listing }) => ({
         store: listing.store,
         locale: listing.locale,
@@ -160,7 +191,9 @@ export function createFastlaneTransfer({ db, audit, projects, writer, changelogs
           tree.batch.find((b) => b.store === listing.store && b.locale === listing.locale)?.edits ?? {},
         ).length,
       })),
-      skipped: [...tree.skipped, ...prepared.skipped].sort((a, b) => (a.path < b.path ? -1 : 1)),
+      skipped: [...tree.skipped, ...prepared.skipped, ...preparedDetails.skipped].sort((a, b) =>
+        a.path < b.path ? -1 : 1,
+      ),
       warnings: written.flatMap(({ listing, warnings }) =>
         warnings.map((w) => ({ ...w, store: listing.store, locale: listing.locale })),
       ),

@@ -12,6 +12,7 @@ import { STORE_LOCALES, suggestLocales, withArticle, type Store } from '../../sh
 import { isSingleLine } from '../../shared/listing-fields.js';
 import type { FieldEdits, Listing } from './listing.js';
 import type { ListingEdits } from './listing-writer.js';
+import { DETAIL_FIELDS } from '../../shared/detail-fields.js';
 import {
   DELIVER_FILES,
   DELIVER_SPECIAL,
@@ -20,6 +21,13 @@ import {
   SUPPLY_FILES,
   SUPPLY_SPECIAL,
 } from './fastlane-layout.js';
+
+/** deliver's folder of App Review information. */
+const REVIEW_FOLDER = 'review_information';
+
+/** The App Store detail a deliver file holds (`copyright.txt`, `review_information/notes.txt`, ...). */
+const detailOfFile = (path: string): string | undefined =>
+  Object.entries(DETAIL_FIELDS.appstore).find(([, rule]) => rule.file === path)?.[0];
 
 /** The files of a fastlane tree for these listings (working copies), paths relative to the archive root. */
 export function toFastlaneFiles(listings: Listing[]): Map<string, string> {
@@ -64,6 +72,15 @@ export interface ParsedTree {
   skipped: Skipped[];
   /** supply's `changelogs/<versionCode>.txt` and `changelogs/default.txt` (versionCode null). */
   changelogs: Changelog[];
+  /** deliver's app-wide files: copyright, categories, review_information/* (design.md §19). */
+  details: DetailFile[];
+}
+
+/** An App Store detail as deliver keeps it: a file of the tree and its text. */
+export interface DetailFile {
+  field: string;
+  path: string;
+  value: string;
 }
 
 /** A Google Play release note as supply keeps it: per language and version code (or default). */
@@ -183,6 +200,7 @@ function readingOf(input: FileTree, path?: string) {
     if (!skipped.has(at)) skipped.set(at, reason);
   };
   const changelogs: Changelog[] = [];
+  const details: DetailFile[] = [];
 
   const deliverLayout = `deliver reads ${join(tree, '<locale>')}/*.txt`;
   const supplyLayout = `supply reads ${join(supplyRoot, '<language>')}/*.txt`;
@@ -191,7 +209,7 @@ function readingOf(input: FileTree, path?: string) {
   const localeOf = (store: Store, root: string, folder: string): string | null => {
     const at = `${join(root, folder)}/`;
     if (store === 'appstore') {
-      if (folder.toLowerCase() === 'default') return null;
+      if (folder.toLowerCase() === 'default' || folder === REVIEW_FOLDER) return null;
       const special = DELIVER_SPECIAL.get(folder.toLowerCase());
       if (special !== undefined) {
         skip(at, `${special}: not a listing text`);
@@ -217,6 +235,7 @@ function readingOf(input: FileTree, path?: string) {
     skipped,
     skip,
     changelogs,
+    details,
     deliverLayout,
     supplyLayout,
     localeOf,
@@ -246,6 +265,7 @@ function readFile(reading: Reading, input: FileTree, file: string): void {
     sources,
     skip,
     changelogs,
+    details,
     deliverLayout,
     supplyLayout,
   } = reading;
@@ -254,13 +274,27 @@ function readFile(reading: Reading, input: FileTree, file: string): void {
   const store: Store = underSupply ? 'playstore' : 'appstore';
   const root = underSupply ? supplyRoot : deliverRoot!;
   const parts = file.slice(root === '' ? 0 : root.length + 1).split('/');
+  // deliver's app-wide files and review_information/ (design.md §19).
+  const detailField = store === 'appstore' && parts.length <= 2 ? detailOfFile(parts.join('/')) : undefined;
+  if (detailField !== undefined) {
+    const content = input.texts.get(file);
+    if (content === undefined) throw invalidField(file, 'could not be read as text');
+    const value = content.replace(/^\uFEFF/, '').trim();
+    if (value === '') skip(file, 'empty: nothing to import (an empty file never clears a detail)');
+    else details.push({ field: detailField, path: file, value });
+    return;
+  }
+  if (store === 'appstore' && parts.length === 2 && parts[0] === REVIEW_FOLDER) {
+    skip(file, 'not a file deliver reads in review_information/');
+    return;
+  }
   if (parts.length === 1) {
     skip(
       file,
       !file.endsWith('.txt')
         ? 'not a text file'
         : store === 'appstore'
-          ? 'an app-wide value (copyright, categories, ...): appmeta manages per-locale listing texts'
+          ? 'an app-wide value appmeta does not manage (it reads copyright.txt, the categories and review_information/)'
           : `not in a language folder; ${supplyLayout}`,
     );
     return;
@@ -350,7 +384,7 @@ export function parseFastlaneTree(input: FileTree, path?: string): ParsedTree {
   for (const folder of allFolders(input)) readFolder(reading, folder);
   for (const file of [...input.files].sort()) readFile(reading, input, file);
   completeLocales(reading);
-  const { tree, edits, localeFolders, sources, skipped, changelogs } = reading;
+  const { tree, edits, localeFolders, sources, skipped, changelogs, details } = reading;
   const batch: ListingEdits[] = (['appstore', 'playstore'] as const).flatMap((store) =>
     [...edits[store]].map(([locale, fields]) => ({ store, locale, edits: fields })),
   );
@@ -364,6 +398,7 @@ export function parseFastlaneTree(input: FileTree, path?: string): ParsedTree {
       .map(([at, reason]) => ({ path: at, reason }))
       .sort((a, b) => (a.path < b.path ? -1 : 1)),
     changelogs,
+    details,
   };
 }
 

@@ -16,9 +16,10 @@ export {
   createFastlaneTransfer,
   IMPORT_LIMITS,
   type ChangelogPort,
+  type DetailsPort,
   type FastlaneTransfer,
 } from './fastlane-transfer.js';
-export type { Changelog, FileTree } from './fastlane.js';
+export type { Changelog, DetailFile, FileTree } from './fastlane.js';
 export {
   APPSTORE_FIELDS,
   checkFieldValue,

@@ -250,6 +250,10 @@ export const ImportResponse = Ok(
       description:
         "Google Play release notes taken from supply's changelogs/<versionCode>.txt and default.txt",
     }),
+    details: Type.Integer({
+      description:
+        "App Store details taken from deliver's copyright.txt, *_category.txt and review_information/",
+    }),
     skipped: Type.Array(
       Type.Object({
         path: Type.String({ description: 'A file, or a folder (ending with /) with everything in it' }),

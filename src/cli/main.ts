@@ -17,6 +17,7 @@ import { processCommands } from './commands/process.js';
 import { releasesCommands } from './commands/releases.js';
 import { productsCommands } from './commands/products.js';
 import { marketingCommands } from './commands/marketing.js';
+import { detailsCommands } from './commands/details.js';
 import { secretsCommands } from './commands/secrets.js';
 import { translationsCommands } from './commands/translations.js';
 
@@ -50,6 +51,7 @@ export const COMMAND_OPERATIONS = {
   'products list': 'products.list',
   'product-pages list': 'productPages.list',
   'app-events list': 'appEvents.list',
+  'details get': 'details.get',
   'translations status': 'translations.status',
   'translations export': 'translations.export',
   'translations import': 'translations.import',
@@ -71,6 +73,7 @@ const COMMAND_GROUPS: ((program: Command, output: () => Output) => void)[] = [
   releasesCommands,
   productsCommands,
   marketingCommands,
+  detailsCommands,
   translationsCommands,
 ];
 

@@ -16,6 +16,7 @@ import { projectTools } from './tools/projects.js';
 import { releaseTools } from './tools/releases.js';
 import { productTools } from './tools/products.js';
 import { marketingTools } from './tools/marketing.js';
+import { detailTools } from './tools/details.js';
 import { syncTools } from './tools/sync.js';
 import { translationTools } from './tools/translations.js';
 
@@ -69,6 +70,8 @@ export const TOOL_OPERATIONS = {
   copy_default_page: ['productPages.copyDefault'],
   list_app_events: ['appEvents.list'],
   update_app_event: ['appEvents.update'],
+  get_details: ['details.get'],
+  update_details: ['details.update'],
   get_translations: ['translations.status', 'translations.get'],
   machine_translate: ['translations.machine'],
   accept_translations: ['translations.accept'],
@@ -94,6 +97,7 @@ const TOOL_GROUPS: ((server: McpServer, ctx: RequestContext, services: Services)
   releaseTools,
   productTools,
   marketingTools,
+  detailTools,
   translationTools,
 ];
 

@@ -445,6 +445,21 @@ describe('appmeta CLI', () => {
     expect(events.stdout.trim()).toBe('event-1  Storm week  DRAFT  locales: de-DE,en-US  pending: 1');
   });
 
+  it('details get shows a store’s details with their states, the demo password only as set', async () => {
+    const org = await h.given.organization();
+    const project = (await h.given.project(org.admin, { appStoreAppId: APP_ID })).id;
+    const res = await org.admin.api.patch(`/api/v1/projects/${project}/details/appstore`, {
+      copyright: '2026 Example Inc.',
+      review: { demoAccountPassword: 'cli-secret-123' },
+    });
+    expect(res.status).toBe(200);
+    const shown = await runCli(['details', 'get', '--project', project, '--store', 'appstore'], env);
+    expect(shown.stdout).toContain('copyright  2026 Example Inc.  modified');
+    expect(shown.stdout).toContain('review.demoAccountPassword  (set)  modified');
+    expect(shown.stdout).toContain('primaryCategory  -');
+    expect(shown.stdout).not.toContain('cli-secret-123');
+  });
+
   it('listings import and export work against a directory in the fastlane layout', async () => {
     const org = await h.given.organization();
     const project = (

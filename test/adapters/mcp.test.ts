@@ -93,6 +93,8 @@ describe('MCP endpoint at /mcp', () => {
         'copy_default_page',
         'list_app_events',
         'update_app_event',
+        'get_details',
+        'update_details',
       ].sort(),
     );
     for (const tool of tools) {

@@ -673,6 +673,14 @@ const TOOL_CASES: Record<
       return { projectId: s.project, store: 'playstore', productId: 'coins_100', locales: [s.locale] };
     },
   },
+  update_details: {
+    kind: 'project',
+    args: async (s) => ({
+      projectId: s.project,
+      store: 'appstore',
+      details: { copyright: '2026 Example Inc.' },
+    }),
+  },
   update_product_page: {
     kind: 'locale',
     args: async (s) => {

@@ -921,6 +921,47 @@ export interface paths {
         patch: operations["appEvents.update"];
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/details/{store}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A store's app details and App Review information
+         * @description As the last sync read them and as edited here, each with its state against the store. The demo account password shows only {"set": true|false}.
+         */
+        get: operations["details.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Changes a store's app details
+         * @description App Store: copyright, primaryCategory, secondaryCategory (category ids; an unknown one is refused with the list), review{contactFirstName, contactLastName, contactPhone (+ and country code), contactEmail, demoAccountName, demoAccountPassword (admins only), demoAccountRequired, notes}. Google Play: contactEmail, contactPhone, contactWebsite, defaultLanguage. All checked first; pending until pushed.
+         */
+        patch: operations["details.update"];
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/details/{store}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A store's app detail changes, newest first */
+        get: operations["details.history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{projectId}/translations": {
         parameters: {
             query?: never;
@@ -2329,8 +2370,8 @@ export interface operations {
                      * @enum {string}
                      */
                     store?: "appstore" | "playstore" | "both";
-                    /** @description What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts; App Store custom product pages with their media, and in-app events); both when omitted */
-                    include?: ("listings" | "products")[];
+                    /** @description What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts; App Store custom product pages with their media, and in-app events) and details (app details and App Review information); all when omitted */
+                    include?: ("listings" | "products" | "details")[];
                 };
             };
         };
@@ -2355,6 +2396,8 @@ export interface operations {
                                 productPages?: number;
                                 /** @description App Store in-app events read */
                                 appEvents?: number;
+                                /** @description App details the store changed here */
+                                details?: number;
                                 conflicts?: number;
                                 error?: {
                                     code: string;
@@ -2370,6 +2413,8 @@ export interface operations {
                                 productPages?: number;
                                 /** @description App Store in-app events read */
                                 appEvents?: number;
+                                /** @description App details the store changed here */
+                                details?: number;
                                 conflicts?: number;
                                 error?: {
                                     code: string;
@@ -2518,8 +2563,8 @@ export interface operations {
                      * @enum {string}
                      */
                     store?: "appstore" | "playstore" | "both";
-                    /** @description What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts; App Store custom product pages with their media, and in-app events); both when omitted */
-                    include?: ("listings" | "products")[];
+                    /** @description What to take part: listings (texts, media, release notes) and products (in-app purchase and subscription texts; App Store custom product pages with their media, and in-app events) and details (app details and App Review information); all when omitted */
+                    include?: ("listings" | "products" | "details")[];
                     /** @description Locales to push; all when omitted */
                     locales?: string[];
                     /** @description Answer what the push would change (per store, locale, field) without writing */
@@ -2557,6 +2602,8 @@ export interface operations {
                                 releaseNotes?: number;
                                 /** @description Products all of whose changed texts the store took */
                                 products?: number;
+                                /** @description App details the store took */
+                                details?: number;
                                 error?: {
                                     code: string;
                                     message: string;
@@ -2576,6 +2623,8 @@ export interface operations {
                                 releaseNotes?: number;
                                 /** @description Products all of whose changed texts the store took */
                                 products?: number;
+                                /** @description App details the store took */
+                                details?: number;
                                 error?: {
                                     code: string;
                                     message: string;
@@ -2624,6 +2673,8 @@ export interface operations {
                                     releaseNotes: number;
                                     /** @description In-app purchase and subscription texts (product × locale × field) */
                                     products: number;
+                                    /** @description App details and App Review information */
+                                    details?: number;
                                     removedLocales: number;
                                 };
                             };
@@ -3440,6 +3491,8 @@ export interface operations {
                                     releaseNotes: number;
                                     /** @description In-app purchase and subscription texts (product × locale × field) */
                                     products: number;
+                                    /** @description App details and App Review information */
+                                    details?: number;
                                     removedLocales: number;
                                 };
                             };
@@ -3515,6 +3568,20 @@ export interface operations {
                             };
                             /** @description Product texts (product × locale × field) that differ */
                             productChangeCount: number;
+                            /** @description store → detail (review.<name> for App Review information) → change; the demo account password only as "set" */
+                            details: {
+                                [key: string]: {
+                                    [key: string]: {
+                                        old: string | null;
+                                        new: string | null;
+                                        conflict?: {
+                                            storeValue: string | null;
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description App details that differ */
+                            detailChangeCount: number;
                             /** @description SHA-256 of the whole project diff; approvals are bound to it */
                             hash: string;
                             approval: {
@@ -6436,6 +6503,231 @@ export interface operations {
             };
         };
     };
+    "details.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            store: string;
+                            /** @description App Store: copyright, primaryCategory, secondaryCategory, review{…}; Google Play: contact and default language */
+                            details: {
+                                [key: string]: ((string | boolean | {
+                                    set: boolean;
+                                }) | null) | {
+                                    [key: string]: (string | boolean | {
+                                        set: boolean;
+                                    }) | null;
+                                };
+                            };
+                            /** @description detail (review.<name>) → its state against the store */
+                            states: {
+                                [key: string]: "unchanged" | "modified" | "conflict";
+                            };
+                            /** @description The store's value of a detail in conflict */
+                            storeValues?: {
+                                [key: string]: (string | boolean | {
+                                    set: boolean;
+                                }) | null;
+                            };
+                            pending: number;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "details.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    copyright?: string | null;
+                    primaryCategory?: string | null;
+                    secondaryCategory?: string | null;
+                    review?: {
+                        contactFirstName?: string | null;
+                        contactLastName?: string | null;
+                        contactPhone?: string | null;
+                        contactEmail?: string | null;
+                        demoAccountName?: string | null;
+                        demoAccountPassword?: string | null;
+                        demoAccountRequired?: boolean | null;
+                        notes?: string | null;
+                    };
+                    contactEmail?: string | null;
+                    contactPhone?: string | null;
+                    contactWebsite?: string | null;
+                    defaultLanguage?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            store: string;
+                            /** @description App Store: copyright, primaryCategory, secondaryCategory, review{…}; Google Play: contact and default language */
+                            details: {
+                                [key: string]: ((string | boolean | {
+                                    set: boolean;
+                                }) | null) | {
+                                    [key: string]: (string | boolean | {
+                                        set: boolean;
+                                    }) | null;
+                                };
+                            };
+                            /** @description detail (review.<name>) → its state against the store */
+                            states: {
+                                [key: string]: "unchanged" | "modified" | "conflict";
+                            };
+                            /** @description The store's value of a detail in conflict */
+                            storeValues?: {
+                                [key: string]: (string | boolean | {
+                                    set: boolean;
+                                }) | null;
+                            };
+                            pending: number;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "details.history": {
+        parameters: {
+            query?: {
+                /** @description 1..100 */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            entries: {
+                                id: string;
+                                field: string;
+                                old: string | null;
+                                new: string | null;
+                                source: string;
+                                actor: {
+                                    memberId: string | null;
+                                    operator: string | null;
+                                    name: string | null;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     "translations.status": {
         parameters: {
             query?: never;
@@ -9160,6 +9452,8 @@ export interface operations {
                             }[];
                             /** @description Google Play release notes taken from supply's changelogs/<versionCode>.txt and default.txt */
                             releaseNotes: number;
+                            /** @description App Store details taken from deliver's copyright.txt, *_category.txt and review_information/ */
+                            details: number;
                             /** @description What the tree holds besides listing texts and changelogs (images, other folders), and why */
                             skipped: {
                                 /** @description A file, or a folder (ending with /) with everything in it */

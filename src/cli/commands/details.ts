@@ -24,10 +24,13 @@ export function detailsCommands(program: Command, output: () => Output): void {
       const view = await withProject(options.project, (ctx, services) =>
         services.details.get(ctx, options.project, options.store),
       );
-      const lines = Object.entries(view.details).flatMap(([field, value]) =>
+      type Shown = Parameters<typeof shown>[0];
+      const lines = Object.entries(view.details).flatMap(([field, value]): (readonly [string, Shown])[] =>
         field === 'review' && value !== null && typeof value === 'object' && !('set' in value)
-          ? Object.entries(value).map(([name, inner]) => [`review.${name}`, inner] as const)
-          : [[field, value] as const],
+          ? Object.entries(value as Record<string, Shown>).map(
+              ([name, inner]) => [`review.${name}`, inner] as const,
+            )
+          : [[field, value as Shown] as const],
       );
       emit(
         output(),

@@ -3,14 +3,12 @@ import type { Command } from 'commander';
 import type { Store } from '../../shared/stores.js';
 import { emit, withProject, type Output } from '../command-kit.js';
 
-const shown = (value: unknown): string =>
-  value === null
-    ? '-'
-    : typeof value === 'object'
-      ? (value as { set: boolean }).set
-        ? '(set)'
-        : '-'
-      : String(value);
+/** A detail as a line shows it: the password only as whether it is set. */
+function shown(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (typeof value === 'object') return (value as { set?: boolean }).set === true ? '(set)' : '-';
+  return typeof value === 'boolean' ? (value ? 'true' : 'false') : (value as string);
+}
 
 export function detailsCommands(program: Command, output: () => Output): void {
   program

@@ -2,7 +2,8 @@
  * Custom product pages and in-app events in real Chromium (design.md §18, #46): the pages list
  * with each page's first screenshots, a page's promotional text counted against its limit and
  * saved, a screenshot uploaded into the page's own slot, a page in review shown read-only with
- * the store's reason; the events table and an event's texts saved. axe-core on every page. A
+ * the store's reason; the events table and an event's texts saved; app details (a category from
+ * Apple's list, the demo password only replaced). axe-core on every page. A
  * file of its own runs its own service (each file's sign-ins stay within one address's budget).
  */
 import type { Browser } from 'playwright-core';
@@ -130,6 +131,38 @@ describe('custom product pages and in-app events', () => {
         })
         .toBe('Every storm, tracked live');
       await expectAccessible(page, 'app events');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('edits app details: a category from Apple’s list, the review notes, the password only replaced', async () => {
+    emu.appStore.details.categories.set('info-edit', { primaryCategory: 'WEATHER' });
+    const org = await organizationWithStores(h, emu);
+    const project = await syncedProject(h, org.admin);
+    const { context, page } = await signedInContext(browser, h, org.admin.apiKey);
+    try {
+      await page.goto(`/projects/${project}`);
+      await page.getByRole('link', { name: /Copyright, categories, App Review information/ }).click();
+      await page.getByRole('heading', { name: 'App details', level: 1 }).waitFor();
+      const category = page.getByLabel(/^Primary category/);
+      await expect.poll(() => category.inputValue()).toBe('WEATHER');
+      await page.getByLabel(/^Secondary category/).selectOption('PRODUCTIVITY');
+      await page.getByLabel(/^Notes/).fill('Sign in with the demo account.');
+      await page.getByLabel(/^Demo account password/).fill('dashboard-secret-1');
+      await page.getByRole('button', { name: 'Save App Store details' }).click();
+      await page.getByText('modified').first().waitFor();
+      const saved = (await org.admin.api.get(`/api/v1/projects/${project}/details/appstore`)).body.data;
+      expect(saved.details).toMatchObject({
+        secondaryCategory: 'PRODUCTIVITY',
+        review: { notes: 'Sign in with the demo account.', demoAccountPassword: { set: true } },
+      });
+      // The password is never shown back: the field is empty, its placeholder says it is set.
+      await expect.poll(() => page.getByLabel(/^Demo account password/).inputValue()).toBe('');
+      expect(await page.getByLabel(/^Demo account password/).getAttribute('placeholder')).toContain('Set');
+      expect(await page.content()).not.toContain('dashboard-secret-1');
+      await expectAccessible(page, 'app details');
+      await screenshot(page, 'details');
     } finally {
       await context.close();
     }

@@ -27,6 +27,7 @@ const Releases = page(() => import('./pages/Releases'), 'Releases');
 const Products = page(() => import('./pages/Products'), 'Products');
 const ProductPages = page(() => import('./pages/ProductPages'), 'ProductPages');
 const AppEvents = page(() => import('./pages/AppEvents'), 'AppEvents');
+const Details = page(() => import('./pages/Details'), 'Details');
 const TranslationsOverview = page(() => import('./pages/Translations'), 'TranslationsOverview');
 const TranslationLocale = page(() => import('./pages/Translations'), 'TranslationLocale');
 const Organization = page(() => import('./pages/Organization'), 'Organization');
@@ -107,6 +108,8 @@ function SignedIn({ path }: { path: string }) {
     page = <ProductPages session={me} projectId={params.projectId!} />;
   else if ((params = match('/projects/:projectId/app-events', path)))
     page = <AppEvents session={me} projectId={params.projectId!} />;
+  else if ((params = match('/projects/:projectId/details', path)))
+    page = <Details session={me} projectId={params.projectId!} />;
   else if ((params = match('/projects/:projectId/translations', path)))
     page = <TranslationsOverview session={me} projectId={params.projectId!} />;
   else if ((params = match('/projects/:projectId/translations/:locale', path)))

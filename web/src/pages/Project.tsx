@@ -161,6 +161,14 @@ export function Project({ session, projectId }: { session: Session; projectId: s
         </p>
       </Section>
 
+      <Section title="App details">
+        <p>
+          <Link href={`/projects/${projectId}/details`}>
+            Copyright, categories, App Review information and Google Play contact details
+          </Link>
+        </p>
+      </Section>
+
       <Section title="Custom product pages and in-app events">
         <p>
           <Link href={`/projects/${projectId}/product-pages`}>

@@ -57,7 +57,7 @@ function StoreDetails({ session, projectId, store }: { session: Session; project
   });
   const [draft, setDraft] = useState<Record<string, string>>({});
   const editable = canEdit(session);
-  const values = flat((view.data?.details ?? {}));
+  const values = flat(view.data?.details ?? {});
   const save = useMutation({
     mutationFn: () => {
       const body: Record<string, unknown> = {};

@@ -2,9 +2,11 @@
  * App details and App Review information end to end against both emulators (design.md §19,
  * stores-more.md §C): synced from both stores; edits validated as a whole (an unknown category
  * refused with the list, a phone without its country code, the demo password for admins only);
- * bound into the diff and its approval; pushed as exactly the store calls they need; and the demo
- * account password never in any response, log or stored value — only sent to the store.
+ * bound into the diff and its approval; pushed as exactly the store calls they need; noticed when
+ * changed in a store console (drift); and the demo account password never in any response, log,
+ * drift record or stored value — only sent to the store.
  */
+import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from '../support/emulators.js';
 import { startHarness, type Actor, type Harness, type TestOrganization } from '../support/harness.js';
@@ -211,5 +213,25 @@ describe('app details and App Review information', () => {
     expect(stored.find((r) => r.field === 'review.demoAccountPassword')?.value).toMatch(/"ciphertext"/);
     expect(JSON.stringify(stored)).not.toContain(NEW_PASSWORD);
     expect(JSON.stringify(stored)).not.toContain(PASSWORD);
+  });
+
+  it('notices a detail changed in a store console (never the password) until a sync takes it in', async () => {
+    const { project, admin } = await setUp();
+    emu.appStore.details.copyright.set('ver-2', '2026 Changed in the console');
+    emu.appStore.details.reviewDetails.get('review-1')!.attributes.demoAccountPassword =
+      'changed-in-console-9';
+    emu.play.apps.get(PACKAGE)!.contact = { contactEmail: 'console@example.com' };
+    await h.services.drift.check(project, pino({ level: 'silent' }));
+    const drift = (await admin.get(`/api/v1/projects/${project}/diff`)).body.data.storeDrift;
+    expect(drift.map((d: any) => [d.store, d.locale, d.field, d.base, d.storeValue])).toEqual([
+      ['appstore', '', 'details.copyright', '2025 Example Inc.', '2026 Changed in the console'],
+      ['playstore', '', 'details.contactEmail', 'dev@example.com', 'console@example.com'],
+    ]);
+    expect(JSON.stringify(drift)).not.toContain('changed-in-console-9');
+    await admin.post(`/api/v1/projects/${project}/sync`, {});
+    expect((await admin.get(`/api/v1/projects/${project}/diff`)).body.data.storeDrift).toEqual([]);
+    expect(
+      (await admin.get(`/api/v1/projects/${project}/details/appstore`)).body.data.details.copyright,
+    ).toBe('2026 Changed in the console');
   });
 });

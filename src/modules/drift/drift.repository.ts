@@ -51,6 +51,15 @@ export const productBases = async (db: Executor, projectId: string, store: Store
   ).map((row) => row.product_id),
 });
 
+/** A store's app details as the last sync or push left them (their bases). */
+export const detailBases = (db: Executor, projectId: string, store: Store) =>
+  db
+    .selectFrom('app_details')
+    .select(['field', 'base'])
+    .where('project_id', '=', projectId)
+    .where('store', '=', store)
+    .execute();
+
 /** The drift recorded for a project's store. */
 export const recordedDrift = (db: Executor, projectId: string, store: Store) =>
   db

@@ -7,10 +7,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { StoreError, type StoreProduct } from '../../connectors/store-connector.js';
+import { StoreError, type StoreDetails, type StoreProduct } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
+import { detailRule, isSecretDetail } from '../../shared/detail-fields.js';
 import { STORES, type Store } from '../../shared/stores.js';
 import type { CredentialsService } from '../credentials/index.js';
 import type { Outbox } from '../events/index.js';
@@ -19,6 +20,7 @@ import { productField } from '../products/index.js';
 import {
   claimDriftCheck,
   clearStoreDrift,
+  detailBases,
   linkedProjects,
   listingBases,
   productBases,
@@ -119,6 +121,23 @@ export function createDriftDetection(deps: {
     return found;
   }
 
+  /**
+   * App details that differ from their base (`details.<field>`, no locale). The demo account
+   * password is left out: its base is sealed, and a drift record would keep the store's in the clear.
+   */
+  async function detailDifferences(projectId: string, store: Store, details: StoreDetails) {
+    const bases = new Map((await detailBases(db, projectId, store)).map((row) => [row.field, row.base]));
+    const found: DriftedField[] = [];
+    for (const [field, raw] of Object.entries(details)) {
+      if (isSecretDetail(store, field) || detailRule(store, field) === undefined) continue;
+      const value = typeof raw === 'boolean' ? String(raw) : raw || null;
+      const base = bases.get(field) ?? null;
+      if (value !== base)
+        found.push({ store, locale: '', field: `details.${field}`, base, storeValue: value });
+    }
+    return found;
+  }
+
   const keyOf = (d: Pick<DriftedField, 'locale' | 'field' | 'storeValue'>) =>
     `${d.locale}\u0000${d.field}\u0000${d.storeValue ?? '\u0001'}`;
 
@@ -148,6 +167,13 @@ export function createDriftDetection(deps: {
         } catch (error) {
           if (!(error instanceof StoreError)) throw error;
           log.warn({ projectId, store, code: error.code }, 'drift check: the products could not be read');
+        }
+        try {
+          const { details } = await client.readDetails(appRef);
+          found.push(...(await detailDifferences(projectId, store, details)));
+        } catch (error) {
+          if (!(error instanceof StoreError)) throw error;
+          log.warn({ projectId, store, code: error.code }, 'drift check: the details could not be read');
         }
         const at = clock.now().toISOString();
         await db.transaction().execute(async (trx) => {

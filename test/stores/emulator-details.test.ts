@@ -8,7 +8,6 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  APP_ID,
   PACKAGE,
   appleToken,
   googleToken,

@@ -11,7 +11,14 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SpecValidator } from '../spec-validator.js';
 import { notFoundError, stateError } from './errors.js';
-import { answerOne, bodyChecker, checkUpdate, entityError, type WriteBody } from './entity-rules.js';
+import {
+  answerOne,
+  bodyChecker,
+  checkUpdate,
+  entityError,
+  findOr404,
+  type WriteBody,
+} from './entity-rules.js';
 import type { JsonApi } from './json-api.js';
 import { EDITABLE_INFO, EDITABLE_VERSION } from './rules.js';
 import type { AppStoreState } from './state.js';
@@ -98,8 +105,7 @@ export function registerDetailsRoutes(
 
   scope.patch<{ Params: { id: string } }>('/appInfos/:id', async (request, reply) => {
     log(request);
-    const info = state.appInfos.get(request.params.id);
-    if (info === undefined) throw notFoundError('appInfos', request.params.id);
+    const info = findOr404(state.appInfos, 'appInfos', request.params.id);
     const body = check('AppInfoUpdateRequest', request.body);
     checkUpdate(body, info.id, []);
     const relationships = (body.data.relationships ?? {}) as Record<string, { data: { id: string } | null }>;
@@ -128,8 +134,7 @@ export function registerDetailsRoutes(
 
   scope.patch<{ Params: { id: string } }>('/appStoreVersions/:id', async (request, reply) => {
     log(request);
-    const version = state.versions.get(request.params.id);
-    if (version === undefined) throw notFoundError('appStoreVersions', request.params.id);
+    const version = findOr404(state.versions, 'appStoreVersions', request.params.id);
     const body = check('AppStoreVersionUpdateRequest', request.body);
     const attributes = checkUpdate(body, version.id, ['copyright']);
     if (!EDITABLE_VERSION.has(version.appVersionState)) throw stateError('copyright');
@@ -165,8 +170,7 @@ export function registerDetailsRoutes(
       data: { relationships: { appStoreVersion: { data: { id: string } } } };
     };
     const versionId = body.data.relationships.appStoreVersion.data.id;
-    const version = state.versions.get(versionId);
-    if (version === undefined) throw notFoundError('appStoreVersions', versionId);
+    const version = findOr404(state.versions, 'appStoreVersions', versionId);
     if ([...details.reviewDetails.values()].some((r) => r.versionId === versionId)) {
       throw entityError(
         'ENTITY_ERROR.RELATIONSHIP.INVALID',
@@ -188,8 +192,7 @@ export function registerDetailsRoutes(
 
   scope.patch<{ Params: { id: string } }>('/appStoreReviewDetails/:id', async (request, reply) => {
     log(request);
-    const detail = details.reviewDetails.get(request.params.id);
-    if (detail === undefined) throw notFoundError('appStoreReviewDetails', request.params.id);
+    const detail = findOr404(details.reviewDetails, 'appStoreReviewDetails', request.params.id);
     const body = check('AppStoreReviewDetailUpdateRequest', request.body);
     const attributes = checkUpdate(body, detail.id, REVIEW_ATTRIBUTES);
     const version = state.versions.get(detail.versionId)!;

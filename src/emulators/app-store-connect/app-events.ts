@@ -11,6 +11,7 @@ import { notFoundError, stateError } from './errors.js';
 import type { JsonApi } from './json-api.js';
 import type { AppEvent, EventLocalization, MarketingState, TerritorySchedule } from './marketing-state.js';
 import {
+  findOr404,
   answerOne,
   bodyChecker,
   checkLength,
@@ -94,16 +95,9 @@ export function registerAppEventRoutes(
     links: { self: `${origin(request)}/v1/appEventLocalizations/${l.id}` },
   });
 
-  const requireEvent = (id: string) => {
-    const found = marketing.events.get(id);
-    if (found === undefined) throw notFoundError('appEvents', id);
-    return found;
-  };
-  const requireLocalization = (id: string) => {
-    const found = marketing.eventLocalizations.get(id);
-    if (found === undefined) throw notFoundError('appEventLocalizations', id);
-    return found;
-  };
+  const requireEvent = (id: string) => findOr404(marketing.events, 'appEvents', id);
+  const requireLocalization = (id: string) =>
+    findOr404(marketing.eventLocalizations, 'appEventLocalizations', id);
   /** Checklist 6: texts are refused while in review, once published, past or archived. */
   const assertEditable = (event: AppEvent, attribute: string) => {
     if (!marketing.rules.editableEventStates.includes(event.eventState)) throw stateError(attribute);

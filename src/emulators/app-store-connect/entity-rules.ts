@@ -5,7 +5,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { SpecValidator } from '../spec-validator.js';
-import { AscFailure } from './errors.js';
+import { AscFailure, notFoundError } from './errors.js';
 import type { JsonApi } from './json-api.js';
 import { LOCALES } from './rules.js';
 
@@ -25,6 +25,13 @@ export const entityError = (code: string, detail: string, pointer?: string) =>
     detail,
     ...(pointer === undefined ? [] : [{ pointer }]),
   );
+
+/** The resource of `type` with this id, or Apple's 404 for it. */
+export function findOr404<T>(resources: ReadonlyMap<string, T>, type: string, id: string): T {
+  const found = resources.get(id);
+  if (found === undefined) throw notFoundError(type, id);
+  return found;
+}
 
 /** A body checked against the named request schema of Apple's spec. */
 export const bodyChecker = (spec: SpecValidator) => (schema: string, body: unknown) => {

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SpecValidator } from '../spec-validator.js';
 import { AscFailure, notFoundError, stateError } from './errors.js';
 import {
+  findOr404,
   answerOne,
   bodyChecker,
   checkLength,
@@ -61,21 +62,11 @@ export function registerProductPageRoutes(
     links: { self: `${origin(request)}/v1/appCustomProductPageLocalizations/${l.id}` },
   });
 
-  const requirePage = (id: string) => {
-    const found = marketing.pages.get(id);
-    if (found === undefined) throw notFoundError('appCustomProductPages', id);
-    return found;
-  };
-  const requireVersion = (id: string) => {
-    const found = marketing.pageVersions.get(id);
-    if (found === undefined) throw notFoundError('appCustomProductPageVersions', id);
-    return found;
-  };
-  const requireLocalization = (id: string) => {
-    const found = marketing.pageLocalizations.get(id);
-    if (found === undefined) throw notFoundError('appCustomProductPageLocalizations', id);
-    return found;
-  };
+  const requirePage = (id: string) => findOr404(marketing.pages, 'appCustomProductPages', id);
+  const requireVersion = (id: string) =>
+    findOr404(marketing.pageVersions, 'appCustomProductPageVersions', id);
+  const requireLocalization = (id: string) =>
+    findOr404(marketing.pageLocalizations, 'appCustomProductPageLocalizations', id);
   /** Checklist 6: a page's texts are written only on an editable version. */
   const assertEditable = (version: PageVersion, attribute: string) => {
     if (!marketing.rules.editablePageVersionStates.includes(version.state)) throw stateError(attribute);

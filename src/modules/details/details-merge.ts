@@ -8,7 +8,7 @@ import type { StoreDetails } from '../../connectors/store-connector.js';
 import type { Executor } from '../../db/database.js';
 import { DETAIL_FIELDS, isSecretDetail } from '../../shared/detail-fields.js';
 import { newId } from '../../shared/ids.js';
-import { STORES, type Store } from '../../shared/stores.js';
+import type { Store } from '../../shared/stores.js';
 import type { AuditActor } from '../audit/index.js';
 import { mergeField, type Conflict, type DetailChanges, type FieldChange } from '../listings/index.js';
 import { lockProject } from '../projects/index.js';
@@ -186,7 +186,7 @@ export function createDetailsBookkeeping(values: DetailValues) {
     }
   }
 
-  return { plainRows, merge, changesOf, pushPlan, recordPush, stores: STORES };
+  return { plainRows, merge, changesOf, pushPlan, recordPush };
 }
 
 export type DetailsBookkeeping = ReturnType<typeof createDetailsBookkeeping>;

@@ -273,8 +273,10 @@ export const ImportResponse = Ok(
 /** A field changed both here and in the store: found by a sync, the local value kept. */
 export const Conflict = Type.Object({
   store: Type.String(),
-  locale: Type.String(),
-  field: Type.String(),
+  locale: Type.String({ description: 'The locale; "" for an app detail (details.<field>), which has none' }),
+  field: Type.String({
+    description: 'A listing field, media.<slotType>, products.<productId>.<field> or details.<field>',
+  }),
   localValue: Nullable(Type.String()),
   storeValue: Nullable(Type.String()),
   localMedia: Type.Optional(

@@ -47,7 +47,8 @@ export const Failure = Type.Object({
   field: Nullable(
     Type.String({
       description:
-        'A text field, media.<slotType> for a media slot, products.<productId>.<field> for a product text',
+        'A text field, media.<slotType> for a media slot (media.page:<pageId>:<slotType> for a custom product ' +
+        "page's), products.<productId>.<field> for a product, page or event text, details.<field> for an app detail",
     }),
   ),
   sha256: Type.Optional(Type.String({ description: 'Media: the file the store refused' })),

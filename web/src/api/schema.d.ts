@@ -2424,7 +2424,9 @@ export interface operations {
                             /** @description Fields changed here and in the store; the local value was kept */
                             conflicts: {
                                 store: string;
+                                /** @description The locale; "" for an app detail (details.<field>), which has none */
                                 locale: string;
+                                /** @description A listing field, media.<slotType>, products.<productId>.<field> or details.<field> */
                                 field: string;
                                 localValue: string | null;
                                 storeValue: string | null;

@@ -40,9 +40,14 @@ import { createEventStream, createOutbox } from './modules/events/index.js';
 import { createWebhookFanOut, createWebhooksService } from './modules/webhooks/index.js';
 import { createJobQueue, WAKE_AFTER_MS, type JobQueue } from './jobs/index.js';
 import { createBlobStore, type BlobStore } from './blobs/index.js';
-import { createReleasesService, releaseNotesChangesOf } from './modules/releases/index.js';
+import {
+  createReleaseControls,
+  createReleasesService,
+  releaseNotesChangesOf,
+} from './modules/releases/index.js';
 import { createMarketingService, createProductsService, productChangesOf } from './modules/products/index.js';
 import { createDetailsService } from './modules/details/index.js';
+import { createScheduleRunner, createSchedulesService } from './modules/schedules/index.js';
 import {
   createMediaCollection,
   createMediaService,
@@ -209,6 +214,21 @@ export function createServices(deps: ServiceDeps) {
     details,
   });
 
+  const background = createBackgroundOperations({
+    db,
+    clock,
+    queue,
+    runner,
+    projects,
+    sync,
+    push,
+    diffs,
+    approvals,
+    audit,
+  });
+  const drift = createDriftDetection({ db, clock, queue, outbox, credentials });
+  const releaseControls = createReleaseControls({ db, projects, credentials, audit });
+
   const apiKeys = createApiKeysService({
     db,
     clock,
@@ -301,17 +321,24 @@ export function createServices(deps: ServiceDeps) {
     sync,
     push,
     operations: createOperationsLog({ db, projects }),
-    background: createBackgroundOperations({
+    background,
+    releaseControls,
+    schedules: createSchedulesService({ db, clock, audit, projects, diffs, approvals }),
+    scheduleRunner: createScheduleRunner({
       db,
       clock,
-      queue,
-      runner,
-      projects,
-      sync,
-      push,
-      diffs,
-      approvals,
+      outbox,
       audit,
+      projects,
+      diffs,
+      writer,
+      driftCheck: (projectId, log) => drift.check(projectId, log),
+      queuedPush: (ctx, projectId, changeset) => background.queuedPush(ctx, projectId, changeset),
+      applyRelease: (ctx, projectId, action) => releaseControls.applyControl(ctx, projectId, action),
+      memberOf: async (organizationId, memberId) => {
+        const member = await members.find(db, organizationId, memberId);
+        return member === undefined ? null : { role: member.role, access: member.access };
+      },
     }),
     webhooks: createWebhooksService({
       db,
@@ -323,7 +350,7 @@ export function createServices(deps: ServiceDeps) {
       retrySchedule: deps.config.webhookRetrySchedule,
       allowPrivate: deps.config.webhookAllowPrivate,
     }),
-    drift: createDriftDetection({ db, clock, queue, outbox, credentials }),
+    drift,
     eventStream,
     outbox,
     queue,

@@ -1,7 +1,7 @@
 /**
  * The workers of an instance (design.md §11): they run the queued jobs — background operations,
  * webhook deliveries, drift checks — and, every so often, find operations whose instance died,
- * queue the drift checks that are due and collect unused media files. `appmeta serve` starts them beside HTTP; `appmeta
+ * queue the drift checks that are due, run the schedules that are due and collect unused media files. `appmeta serve` starts them beside HTTP; `appmeta
  * worker` starts them alone.
  */
 import type { Logger } from 'pino';
@@ -11,6 +11,8 @@ import type { Services } from './services.js';
 const RECOVER_EVERY_MS = 10_000;
 /** How often due drift checks are queued (a changed interval takes effect within this). */
 const DRIFT_SCHEDULE_EVERY_MS = 60_000;
+/** How often due schedules are looked for: well inside the minute a schedule is accurate to. */
+const SCHEDULE_TICK_MS = 5_000;
 /** How often unused media files are collected (each run is bounded; every instance may run it). */
 const MEDIA_COLLECT_EVERY_MS = 15 * 60_000;
 
@@ -24,7 +26,7 @@ export async function startWorker(services: Services, log: Logger): Promise<Work
     {
       'operation.run': (data) => services.background.runJob(data.operationId!, workerLog),
       'webhook.deliver': (data) => services.webhooks.attempt(data.deliveryId!),
-      'drift.check': (data) => services.drift.check(data.projectId!, workerLog),
+      'drift.check': async (data) => void (await services.drift.check(data.projectId!, workerLog)),
     },
     workerLog,
   );
@@ -37,6 +39,7 @@ export async function startWorker(services: Services, log: Logger): Promise<Work
   };
   const timers = [
     every(RECOVER_EVERY_MS, () => services.background.recoverExpired(workerLog), 'recovering operations'),
+    every(SCHEDULE_TICK_MS, () => services.scheduleRunner.tick(workerLog), 'running schedules'),
     every(DRIFT_SCHEDULE_EVERY_MS, () => services.drift.schedule(), 'scheduling drift checks'),
     every(
       MEDIA_COLLECT_EVERY_MS,

@@ -132,6 +132,54 @@ export interface StoreReleases {
   tracks: StoreTrack[];
 }
 
+/**
+ * A release control (design.md §20): the App Store release type and phased release of the app's
+ * newest version (stores-media.md B1), a Google Play track's staged rollout (B2).
+ */
+export type ReleaseControl =
+  | {
+      action: 'setReleaseType';
+      releaseType: 'MANUAL' | 'AFTER_APPROVAL' | 'SCHEDULED';
+      /** With SCHEDULED: the earliest release (ISO time, whole hours). */
+      earliestReleaseDate?: string;
+    }
+  | { action: 'enablePhasedRelease' | 'pausePhasedRelease' | 'resumePhasedRelease' | 'completePhasedRelease' }
+  | { action: 'setRolloutFraction'; track: string; fraction: number }
+  | { action: 'haltRollout' | 'resumeRollout' | 'completeRollout'; track: string };
+
+export type ReleaseControlAction = ReleaseControl['action'];
+
+/** An App Store version's phased release (ASC `appStoreVersionPhasedReleases`). */
+export interface StorePhasedRelease {
+  id: string;
+  /** INACTIVE, ACTIVE, PAUSED or COMPLETE. */
+  state: string;
+  startDate: string | null;
+  currentDayNumber: number | null;
+  totalPauseDuration: number | null;
+}
+
+/** What release controls act on, as the store has it now. */
+export interface StoreReleaseControls {
+  /** App Store: the app's newest version, its release type and phased release. */
+  version?: {
+    id: string;
+    versionString: string;
+    state: string;
+    releaseType: string | null;
+    earliestReleaseDate: string | null;
+    phasedRelease: StorePhasedRelease | null;
+  } | null;
+  /** Google Play: the releases of each track that are rolling out, halted or complete. */
+  rollouts?: {
+    track: string;
+    name: string | null;
+    versionCodes: string[];
+    status: string;
+    userFraction: number | null;
+  }[];
+}
+
 /** Google Play: the notes of the release of `track` that contains `versionCode`; null removes a language. */
 export interface ReleaseNotesChange {
   track: string;
@@ -315,6 +363,13 @@ export interface StoreConnector {
    * unreleased version exists, a version string used before) is thrown as StoreError.
    */
   createVersion(appRef: string, versionString: string): Promise<StoreVersion>;
+  /** The release controls of the app as the store has them (design.md §20). Throws StoreError. */
+  readReleaseControls(appRef: string): Promise<StoreReleaseControls>;
+  /**
+   * Applies one release control and answers the controls after it; the store's refusal (a state
+   * that does not allow it) is thrown as StoreError, a control of the other store as UNSUPPORTED.
+   */
+  applyReleaseControl(appRef: string, control: ReleaseControl): Promise<StoreReleaseControls>;
   /**
    * The app's in-app purchases and subscriptions with their texts; on the App Store also its
    * custom product pages (with their media) and in-app events. Google Play's custom store

@@ -209,6 +209,43 @@ export interface StoreCredentialsTable {
   last_verification?: string | null;
 }
 
+/** A scheduled push or release control (design.md §20). */
+export interface SchedulesTable {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  /** `push` (a changeset by its hash) or `release` (a release control). */
+  kind: string;
+  /** scheduled, running, live (a campaign waiting to revert), reverting, completed, held, failed, cancelled. */
+  status: string;
+  hash: string | null;
+  /** JSON of the release control, for kind `release`. */
+  release: string | null;
+  /** UTC ISO times. */
+  at: string;
+  revert_at: string | null;
+  /** The IANA zone it was entered in, for showing it as entered. */
+  time_zone: string | null;
+  note: string | null;
+  actor_member_id: string | null;
+  actor_operator: string | null;
+  actor_role: string;
+  actor_access: string | null;
+  /** While running or reverting: the claim of one instance; past it, another takes over. */
+  lease_expires_at: string | null;
+  operation_id: string | null;
+  revert_operation_id: string | null;
+  /** JSON of the fields a campaign replaced: [{store, locale, field, before, after}]. */
+  revert_plan: string | null;
+  /** JSON ScheduleSummary: what a push schedule will push. */
+  summary: string | null;
+  reason: string | null;
+  /** JSON of what its run answered (the operation's outcome, a release control's result). */
+  outcome: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface OperationsTable {
   id: string;
   organization_id: string;
@@ -592,6 +629,7 @@ export interface Database {
   translation_glossaries: TranslationGlossariesTable;
   translation_usage: TranslationUsageTable;
   operations: OperationsTable;
+  schedules: SchedulesTable;
   sessions: SessionsTable;
   sign_in_links: SignInLinksTable;
   passkeys: PasskeysTable;

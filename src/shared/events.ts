@@ -12,6 +12,10 @@ export const EVENT_TYPES = [
   'member.removed',
   'drift.detected',
   'operation.progress',
+  // Scheduled changes (design.md §20): how each run at its time ended.
+  'schedule.completed',
+  'schedule.held',
+  'schedule.failed',
   // Sent to the organization when an endpoint was disabled after failing for too long.
   'webhook.disabled',
 ] as const;

@@ -25,7 +25,8 @@ export type IdPrefix =
   | 'mhist'
   | 'rnh'
   | 'pth'
-  | 'dth';
+  | 'dth'
+  | 'sch';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 

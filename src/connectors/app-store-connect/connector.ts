@@ -20,6 +20,7 @@ import { createAscWrite } from './asc-write.js';
 import { createAscProducts } from './products.js';
 import { createAscMarketing, isMarketingChange } from './marketing.js';
 import { createAscDetails } from './details.js';
+import { createAscReleaseControls } from './release-controls.js';
 import {
   APP_INFO_FIELDS,
   EDITABLE_VERSION_STATES,
@@ -51,6 +52,7 @@ export function createAppStoreConnector(
   const products = createAscProducts(client);
   const marketing = createAscMarketing(client, media);
   const details = createAscDetails(client);
+  const releaseControls = createAscReleaseControls(client);
 
   const versionOf = (resource: JsonApiResource): StoreVersion => {
     const a = resource.attributes ?? {};
@@ -116,6 +118,10 @@ export function createAppStoreConnector(
     write: createAscWrite(client, media),
 
     readReleases: (appId) => readReleases({ calls: 0 }, appId),
+
+    readReleaseControls: (appId) => releaseControls.read({ calls: 0 }, appId),
+
+    applyReleaseControl: (appId, control) => releaseControls.apply({ calls: 0 }, appId, control),
 
     async readDetails(appId) {
       const counter = { calls: 0 };

@@ -17,6 +17,7 @@ import { createPlayImages } from './images.js';
 import { createPlayTracks } from './tracks.js';
 import { createPlayProducts } from './products.js';
 import { createPlayDetails } from './details.js';
+import { createPlayReleaseControls } from './release-controls.js';
 import { createPlayWrite, fieldsOf, type Listing } from './edit-write.js';
 
 const CONCURRENCY_PER_ACCOUNT = 8;
@@ -43,6 +44,9 @@ export function createGooglePlayConnector(
   const tracks = createPlayTracks(client);
   const products = createPlayProducts(client);
   const details = createPlayDetails(client);
+  const releaseControls = createPlayReleaseControls(client, (counter, editUrl) =>
+    tracks.read(counter, editUrl),
+  );
 
   return {
     store: 'playstore',
@@ -78,6 +82,10 @@ export function createGooglePlayConnector(
         tracks: await client.inEdit(counter, pkg, (editUrl) => tracks.read(counter, editUrl)),
       };
     },
+
+    readReleaseControls: (pkg) => releaseControls.read({ calls: 0 }, pkg),
+
+    applyReleaseControl: (pkg, control) => releaseControls.apply({ calls: 0 }, pkg, control),
 
     async readDetails(pkg) {
       const counter = { calls: 0 };

@@ -23,6 +23,7 @@ import type { JsonApi } from './json-api.js';
 import { EDITABLE_INFO, EDITABLE_VERSION } from './rules.js';
 import type { AppStoreState } from './state.js';
 import { CATEGORIES, REVIEW_ATTRIBUTES, type ReviewDetail } from './details-state.js';
+import { applyReleaseAttributes, releaseAttributes } from './phased-releases.js';
 
 /** Apple's rules on review contact fields (stores-more.md §C3). */
 function checkReview(attributes: Record<string, unknown>): void {
@@ -136,8 +137,10 @@ export function registerDetailsRoutes(
     log(request);
     const version = findOr404(state.versions, 'appStoreVersions', request.params.id);
     const body = check('AppStoreVersionUpdateRequest', request.body);
-    const attributes = checkUpdate(body, version.id, ['copyright']);
-    if (!EDITABLE_VERSION.has(version.appVersionState)) throw stateError('copyright');
+    const attributes = checkUpdate(body, version.id, ['copyright', 'releaseType', 'earliestReleaseDate']);
+    if (Object.hasOwn(attributes, 'copyright') && !EDITABLE_VERSION.has(version.appVersionState))
+      throw stateError('copyright');
+    applyReleaseAttributes(version, attributes, state.now());
     if (Object.hasOwn(attributes, 'copyright'))
       details.copyright.set(version.id, (attributes.copyright as string | null) ?? null);
     return one(reply, 200, 'AppStoreVersionResponse', {
@@ -147,6 +150,7 @@ export function registerDetailsRoutes(
         platform: version.platform,
         versionString: version.versionString,
         appVersionState: version.appVersionState,
+        ...releaseAttributes(version),
         ...(details.copyright.get(version.id) != null && { copyright: details.copyright.get(version.id) }),
       },
       links: { self: `${origin(request)}/v1/appStoreVersions/${version.id}` },

@@ -12,6 +12,7 @@ import { createJsonApi } from './json-api.js';
 import type { AppStoreState } from './state.js';
 import { registerAssetRoute, registerMediaRoutes, registerUploadRoute } from './media.js';
 import { registerVersionRoutes } from './versions.js';
+import { registerPhasedReleaseRoutes } from './phased-releases.js';
 import { registerDetailsRoutes } from './app-details.js';
 import { registerLocalizationWrites } from './writes.js';
 import { registerPurchaseRoutes } from './purchases.js';
@@ -184,6 +185,7 @@ export function registerAppStoreEmulator(app: FastifyInstance, state: AppStoreSt
       registerLocalizationWrites(scope, state, spec, api);
       registerVersionRoutes(scope, state, spec, api);
       registerDetailsRoutes(scope, state, spec, api);
+      registerPhasedReleaseRoutes(scope, state, spec, api);
       registerMediaRoutes(scope, state, spec, api);
       purchases.v1(scope);
       productPages(scope);

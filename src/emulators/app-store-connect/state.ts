@@ -14,6 +14,7 @@ import {
   type ProductPageSeed,
 } from './marketing-state.js';
 import { createDetailsState } from './details-state.js';
+import type { PhasedRelease } from './phased-releases.js';
 
 export interface AscSeed {
   keys?: { issuerId: string; keyId: string; publicKey: string }[];
@@ -67,6 +68,9 @@ export interface Version {
   versionString: string;
   appVersionState: string;
   createdDate: string;
+  /** MANUAL, AFTER_APPROVAL (Apple's default) or SCHEDULED with earliestReleaseDate. */
+  releaseType?: string;
+  earliestReleaseDate?: string | null;
 }
 
 /** What a new version carries forward from the latest one (B1.2: unconfirmed, so knobs). */
@@ -88,6 +92,7 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
   const purchases = createPurchasesState();
   const marketing = createMarketingState();
   const details = createDetailsState();
+  const phasedReleases = new Map<string, PhasedRelease>();
   let hourlyLimit = seed.hourlyLimit ?? 3600;
   let pageSize = seed.pageSize ?? 200;
   const counters = { requests: 0, writes: 0 };
@@ -156,12 +161,33 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
     purchases,
     marketing,
     details,
+    phasedReleases,
     versionSettings: { ...DEFAULT_VERSION_SETTINGS },
     load,
+    /**
+     * The version goes live (App Review approved it and it was released): READY_FOR_DISTRIBUTION,
+     * the previous live one replaced, its phased release ACTIVE from now.
+     */
+    releaseVersion(versionId: string) {
+      const version = versions.get(versionId);
+      if (version === undefined) throw new Error(`no version ${versionId}`);
+      for (const other of versions.values()) {
+        if (other.appId === version.appId && other.platform === version.platform && other.appVersionState === 'READY_FOR_DISTRIBUTION')
+          other.appVersionState = 'REPLACED_WITH_NEW_VERSION';
+      }
+      version.appVersionState = 'READY_FOR_DISTRIBUTION';
+      for (const p of phasedReleases.values()) {
+        if (p.versionId === versionId && p.state === 'INACTIVE') {
+          p.state = 'ACTIVE';
+          p.startDate = new Date(now()).toISOString();
+        }
+      }
+    },
     /** Forgets everything: data, settings and counters. */
     reset() {
       for (const map of [keys, apps, appInfos, versions, infoLocs, versionLocs, usage]) map.clear();
       details.clear();
+      phasedReleases.clear();
       media.sets.clear();
       media.assets.clear();
       purchases.reset();

@@ -12,6 +12,7 @@ import type { SpecValidator } from '../spec-validator.js';
 import { AscFailure, notFoundError } from './errors.js';
 import type { JsonApi } from './json-api.js';
 import type { AppStoreState, Version } from './state.js';
+import { releaseAttributes } from './phased-releases.js';
 
 /** States after which a version no longer blocks a new one: released, replaced, or withdrawn. */
 const CLOSED_STATES = new Set([
@@ -56,6 +57,7 @@ export function registerVersionRoutes(
       appVersionState: v.appVersionState,
       appStoreState: appStoreStateOf(v.appVersionState),
       createdDate: v.createdDate,
+      ...releaseAttributes(v),
       // Unset, Apple leaves it out (the spec's type is not nullable).
       ...(state.details.copyright.get(v.id) != null && { copyright: state.details.copyright.get(v.id) }),
     },

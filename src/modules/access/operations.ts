@@ -77,6 +77,13 @@ export const OPERATIONS = {
   'appEvents.list': anyone,
   'appEvents.get': anyone,
   'appEvents.update': editors,
+  // Release controls and scheduled changes (design.md §20): a schedule needs the right to do what it does.
+  'releaseControls.get': anyone,
+  'releaseControls.apply': editors,
+  'schedules.list': anyone,
+  'schedules.get': anyone,
+  'schedules.create': editors,
+  'schedules.cancel': editors,
   // App details and App Review information (design.md §19).
   'details.get': anyone,
   'details.update': editors,

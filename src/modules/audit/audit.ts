@@ -27,8 +27,11 @@ export const actorOf = (ctx: RequestContext): AuditActor =>
     ? operatorActor(ctx.principal.operator ?? 'operator')
     : { memberId: ctx.principal.memberId, keyId: ctx.principal.keyId, operator: null };
 
-/** Actions that are not a caller's operation: an invitee accepting its invite. */
-export type SystemAction = 'invites.accept' | 'webhooks.disable';
+/**
+ * Actions that are not a caller's operation: an invitee accepting its invite, an endpoint
+ * disabled, a schedule run at its time (recorded as its author's).
+ */
+export type SystemAction = 'invites.accept' | 'webhooks.disable' | 'schedules.run';
 
 export type AuditAction = OperationId | SystemAction;
 

@@ -29,7 +29,7 @@ import {
   replaceDrift,
 } from './drift.repository.js';
 
-interface DriftedField {
+export interface DriftedField {
   store: Store;
   locale: string;
   /** The field, or `*` for a locale that exists in the store but not here. */
@@ -142,10 +142,14 @@ export function createDriftDetection(deps: {
     `${d.locale}\u0000${d.field}\u0000${d.storeValue ?? '\u0001'}`;
 
   return {
-    /** The `drift.check` job: reads each linked store of the project, writes nothing there. */
-    async check(projectId: string, log: Logger): Promise<void> {
+    /**
+     * The `drift.check` job: reads each linked store of the project, writes nothing there; answers
+     * what it found (a schedule checks its fields against it before it pushes).
+     */
+    async check(projectId: string, log: Logger): Promise<DriftedField[]> {
       const project = await projectToCheck(db, projectId);
-      if (project === undefined) return;
+      if (project === undefined) return [];
+      const all: DriftedField[] = [];
       for (const store of linkedStores(project)) {
         const client = await credentials.connectorFor(project.organization_id, store);
         if (client === null) continue;
@@ -209,7 +213,9 @@ export function createDriftDetection(deps: {
           }
         });
         if (found.length > 0) log.info({ projectId, store, fields: found.length }, 'drift found');
+        all.push(...found);
       }
+      return all;
     },
 
     /**

@@ -3,3 +3,15 @@ export { notesInLocales, releaseNotesChangesOf } from './release-notes-changes.j
 export { releaseRoutes } from './releases.routes.js';
 export { PLAY_NOTES_MAX, type NotesConflict } from './release-rules.js';
 export { createReleasesService, type ReleasesService } from './releases.service.js';
+export {
+  APP_STORE_ACTIONS,
+  createReleaseControls,
+  PLAY_ACTIONS,
+  releaseActionOf,
+  type ReleaseAction,
+  type ReleaseActionInput,
+  type ReleaseControls,
+  type ReleaseControlsView,
+} from './release-controls.js';
+export { releaseControlRoutes } from './release-controls.routes.js';
+export { ReleaseActionSchema } from './release-controls.schemas.js';

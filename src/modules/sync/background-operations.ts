@@ -107,6 +107,25 @@ export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
       return recordOf(row);
     },
 
+    /**
+     * A background push of exactly `changeset` (a schedule's, checked by it), to be queued in the
+     * caller's transaction with `insert`, then `wake`. It runs as a resumed push does: with the
+     * changeset it was given, without reading the pending changes again.
+     */
+    async queuedPush(ctx: RequestContext, projectId: string, changeset: Changeset) {
+      const request: Request = { kind: 'push', input: { store: 'both' } };
+      const { project, run } = await deps.push.plan(ctx, projectId, request.input, changeset);
+      const row = { ...runner.queuedRow(ctx, project, run, request), prepared: JSON.stringify(changeset) };
+      return {
+        operationId: row.id,
+        async insert(trx: Executor) {
+          await ops.insert(trx, row);
+          await queue.enqueue(trx, 'operation.run', { operationId: row.id });
+        },
+        wake: () => queue.wake('operation.run'),
+      };
+    },
+
     async get(ctx: RequestContext, projectId: string, operationId: string): Promise<OperationRecord> {
       return recordOf(await requireOperation(ctx, projectId, operationId));
     },

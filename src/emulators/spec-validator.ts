@@ -21,7 +21,8 @@ export interface SpecValidator {
 
 /**
  * Drops `format` keywords whose value is not a string (Apple's document has `"format": null` on
- * AppEvent.deepLink), which JSON Schema does not allow; everything else is kept as published.
+ * AppEvent.deepLink), which JSON Schema does not allow, and spells `nullable` beside `$ref` as
+ * JSON Schema does; everything else is kept as published.
  */
 function dropInvalidFormats(node: unknown, inProperties = false): void {
   if (Array.isArray(node)) {
@@ -31,6 +32,13 @@ function dropInvalidFormats(node: unknown, inProperties = false): void {
   if (node === null || typeof node !== 'object') return;
   const record = node as Record<string, unknown>;
   if (!inProperties && 'format' in record && typeof record.format !== 'string') delete record.format;
+  // `nullable` beside a `$ref` (the phased release's state) means the reference or null; Ajv
+  // takes `nullable` only beside `type`.
+  if (!inProperties && record.nullable === true && typeof record.$ref === 'string' && !('type' in record)) {
+    record.anyOf = [{ $ref: record.$ref }, { type: 'null' }];
+    delete record.$ref;
+    delete record.nullable;
+  }
   for (const [key, value] of Object.entries(record)) dropInvalidFormats(value, key === 'properties');
 }
 

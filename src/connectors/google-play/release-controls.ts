@@ -99,8 +99,13 @@ export function createPlayReleaseControls(
         // The one rolling out (or halted); completing a halted completed release is not a rollout.
         const index = releases.findIndex((r) => r.status === 'inProgress' || r.status === 'halted');
         if (index < 0) throw refused(`Track ${control.track} has no staged rollout in progress or halted`);
-        releases[index] = changed(releases[index]!, control);
-        await client.call(counter, 'PUT', url, { ...track, track: control.track, releases });
+        const next = changed(releases[index]!, control);
+        // A completed release supersedes the one completed before it (B2.6): that one is not sent.
+        const sent =
+          next.status === 'completed'
+            ? [next, ...releases.filter((r, i) => i !== index && r.status !== 'completed')]
+            : releases.map((r, i) => (i === index ? next : r));
+        await client.call(counter, 'PUT', url, { ...track, track: control.track, releases: sent });
         await client.call(counter, 'POST', `${editUrl}:commit`, undefined, false);
         committed = true;
       } finally {

@@ -17,6 +17,7 @@ import { releaseTools } from './tools/releases.js';
 import { productTools } from './tools/products.js';
 import { marketingTools } from './tools/marketing.js';
 import { detailTools } from './tools/details.js';
+import { scheduleTools } from './tools/schedules.js';
 import { syncTools } from './tools/sync.js';
 import { translationTools } from './tools/translations.js';
 
@@ -72,6 +73,11 @@ export const TOOL_OPERATIONS = {
   update_app_event: ['appEvents.update'],
   get_details: ['details.get'],
   update_details: ['details.update'],
+  list_schedules: ['schedules.list'],
+  schedule_change: ['schedules.create'],
+  cancel_schedule: ['schedules.cancel'],
+  get_release_controls: ['releaseControls.get'],
+  apply_release_control: ['releaseControls.apply'],
   get_translations: ['translations.status', 'translations.get'],
   machine_translate: ['translations.machine'],
   accept_translations: ['translations.accept'],
@@ -98,6 +104,7 @@ const TOOL_GROUPS: ((server: McpServer, ctx: RequestContext, services: Services)
   productTools,
   marketingTools,
   detailTools,
+  scheduleTools,
   translationTools,
 ];
 

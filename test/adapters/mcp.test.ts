@@ -95,6 +95,11 @@ describe('MCP endpoint at /mcp', () => {
         'update_app_event',
         'get_details',
         'update_details',
+        'list_schedules',
+        'schedule_change',
+        'cancel_schedule',
+        'get_release_controls',
+        'apply_release_control',
       ].sort(),
     );
     for (const tool of tools) {

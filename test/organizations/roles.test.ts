@@ -136,6 +136,17 @@ async function marketingSynced(s: Setup): Promise<{ page: string; event: string 
   };
 }
 
+/** A push of the project's pending edit scheduled by the admin an hour ahead. */
+async function scheduled(s: Setup): Promise<string> {
+  const hash = (await s.org.admin.api.get(`/api/v1/projects/${s.project}/diff`)).body.data.hash;
+  const res = await s.org.admin.api.post(`/api/v1/projects/${s.project}/schedules`, {
+    at: new Date(Date.now() + 3_600_000).toISOString(),
+    hash,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data.schedule.id;
+}
+
 const HOOK_URL = 'https://hooks.example.com/appmeta';
 /** A webhook endpoint of the organization, made by its admin. */
 const webhook = async (s: Setup): Promise<string> =>
@@ -363,6 +374,51 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
     V,
     V,
     async (a, s) => a.api.patch(`${(await marketingSynced(s)).event}/en-US`, { name: 'Storm week' }),
+  ],
+  'releaseControls.get': [
+    V,
+    V,
+    V,
+    async (a, s) => {
+      await connectStores(s);
+      return a.api.get(`/api/v1/projects/${s.project}/release-controls`);
+    },
+  ],
+  'releaseControls.apply': [
+    X,
+    V,
+    V,
+    async (a, s) => {
+      await connectStores(s);
+      return a.api.post(`/api/v1/projects/${s.project}/release-controls`, {
+        store: 'appstore',
+        action: 'setReleaseType',
+        releaseType: 'MANUAL',
+      });
+    },
+  ],
+  'schedules.list': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/schedules`)],
+  'schedules.get': [
+    V,
+    V,
+    V,
+    async (a, s) => a.api.get(`/api/v1/projects/${s.project}/schedules/${await scheduled(s)}`),
+  ],
+  'schedules.create': [
+    X,
+    V,
+    V,
+    async (a, s) =>
+      a.api.post(`/api/v1/projects/${s.project}/schedules`, {
+        at: new Date(Date.now() + 3_600_000).toISOString(),
+        hash: (await s.org.admin.api.get(`/api/v1/projects/${s.project}/diff`)).body.data.hash,
+      }),
+  ],
+  'schedules.cancel': [
+    X,
+    V,
+    V,
+    async (a, s) => a.api.delete(`/api/v1/projects/${s.project}/schedules/${await scheduled(s)}`),
   ],
   'details.get': [V, V, V, (a, s) => a.api.get(`/api/v1/projects/${s.project}/details/appstore`)],
   'details.update': [

@@ -313,6 +313,38 @@ const CASES: Record<string, Case> = {
       return v.json('PUT', `${api(s)}/products/playstore/coins_100/link`, { productId: 'coins_100' });
     },
   },
+  'releaseControls.apply': {
+    kind: 'project',
+    call: (v, s) =>
+      v.json('POST', `${api(s)}/release-controls`, {
+        store: 'appstore',
+        action: 'setReleaseType',
+        releaseType: 'MANUAL',
+      }),
+  },
+  'schedules.create': {
+    kind: 'locale',
+    call: async (v, s) => {
+      await admin.api.patch(listing(s), { subtitle: 'Bald' });
+      const hash = (await admin.api.get(`${api(s)}/diff`)).body.data.hash;
+      return v.json('POST', `${api(s)}/schedules`, {
+        at: new Date(Date.now() + 3_600_000).toISOString(),
+        hash,
+      });
+    },
+  },
+  'schedules.cancel': {
+    kind: 'project',
+    call: async (v, s) => {
+      await admin.api.patch(listing(s), { subtitle: 'Bald' });
+      const hash = (await admin.api.get(`${api(s)}/diff`)).body.data.hash;
+      const created = await admin.api.post(`${api(s)}/schedules`, {
+        at: new Date(Date.now() + 3_600_000).toISOString(),
+        hash,
+      });
+      return v.json('DELETE', `${api(s)}/schedules/${created.body.data.schedule.id}`);
+    },
+  },
   'details.update': {
     kind: 'project',
     call: (v, s) => v.json('PATCH', `${api(s)}/details/appstore`, { copyright: '2026 Example Inc.' }),
@@ -672,6 +704,35 @@ const TOOL_CASES: Record<
       await admin.api.post(`${api(s)}/sync`, { store: 'appstore', include: ['products'] });
       return { projectId: s.project, store: 'playstore', productId: 'coins_100', locales: [s.locale] };
     },
+  },
+  schedule_change: {
+    kind: 'locale',
+    args: async (s) => {
+      await admin.api.patch(listing(s), { subtitle: 'Bald' });
+      const hash = (await admin.api.get(`${api(s)}/diff`)).body.data.hash;
+      return { projectId: s.project, at: new Date(Date.now() + 3_600_000).toISOString(), hash };
+    },
+  },
+  cancel_schedule: {
+    kind: 'project',
+    args: async (s) => {
+      await admin.api.patch(listing(s), { subtitle: 'Bald' });
+      const hash = (await admin.api.get(`${api(s)}/diff`)).body.data.hash;
+      const created = await admin.api.post(`${api(s)}/schedules`, {
+        at: new Date(Date.now() + 3_600_000).toISOString(),
+        hash,
+      });
+      return { projectId: s.project, scheduleId: created.body.data.schedule.id };
+    },
+  },
+  apply_release_control: {
+    kind: 'project',
+    args: async (s) => ({
+      projectId: s.project,
+      store: 'appstore',
+      action: 'setReleaseType',
+      releaseType: 'MANUAL',
+    }),
   },
   update_details: {
     kind: 'project',

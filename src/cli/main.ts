@@ -18,6 +18,7 @@ import { releasesCommands } from './commands/releases.js';
 import { productsCommands } from './commands/products.js';
 import { marketingCommands } from './commands/marketing.js';
 import { detailsCommands } from './commands/details.js';
+import { schedulesCommands } from './commands/schedules.js';
 import { secretsCommands } from './commands/secrets.js';
 import { translationsCommands } from './commands/translations.js';
 
@@ -52,6 +53,9 @@ export const COMMAND_OPERATIONS = {
   'product-pages list': 'productPages.list',
   'app-events list': 'appEvents.list',
   'details get': 'details.get',
+  'schedules list': 'schedules.list',
+  'schedules create': 'schedules.create',
+  'schedules cancel': 'schedules.cancel',
   'translations status': 'translations.status',
   'translations export': 'translations.export',
   'translations import': 'translations.import',
@@ -74,6 +78,7 @@ const COMMAND_GROUPS: ((program: Command, output: () => Output) => void)[] = [
   productsCommands,
   marketingCommands,
   detailsCommands,
+  schedulesCommands,
   translationsCommands,
 ];
 

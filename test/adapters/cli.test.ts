@@ -47,6 +47,7 @@ beforeAll(async () => {
       '2026_11_28_0020_product_links',
       '2026_11_28_0021_marketing_items',
       '2026_11_28_0022_app_details',
+      '2026_11_28_0023_schedules',
     ],
   });
   h = await startHarness({ database });
@@ -458,6 +459,52 @@ describe('appmeta CLI', () => {
     expect(shown.stdout).toContain('review.demoAccountPassword  (set)  modified');
     expect(shown.stdout).toContain('primaryCategory  -');
     expect(shown.stdout).not.toContain('cli-secret-123');
+  });
+
+  it('schedules create, list and cancel, in the time zone asked for', async () => {
+    const org = await h.given.organization();
+    const project = (await h.given.project(org.admin, { appStoreAppId: APP_ID })).id;
+    await org.admin.api.patch(`/api/v1/projects/${project}/listings/appstore/en-US`, {
+      promotionalText: 'Soon',
+    });
+    const hash = (await org.admin.api.get(`/api/v1/projects/${project}/diff`)).body.data.hash;
+    const created = await runCli(
+      [
+        'schedules',
+        'create',
+        '--project',
+        project,
+        '--hash',
+        hash,
+        '--at',
+        '2099-07-01T09:00',
+        '--time-zone',
+        'Asia/Tokyo',
+        '--json',
+      ],
+      env,
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const schedule = JSON.parse(created.stdout).schedule;
+    expect(schedule).toMatchObject({
+      at: '2099-07-01T00:00:00.000Z',
+      atLocal: '2099-07-01T09:00:00+09:00',
+      status: 'scheduled',
+    });
+    // Shown in another viewer's zone: the same instant on their wall clock.
+    const listed = await runCli(
+      ['schedules', 'list', '--project', project, '--time-zone', 'America/Los_Angeles'],
+      env,
+    );
+    expect(listed.stdout.trim()).toBe(`${schedule.id}  2099-06-30T17:00:00-07:00  scheduled  push 1 text`);
+    const refused = await runCli(
+      ['schedules', 'create', '--project', project, '--hash', hash, '--at', 'soon'],
+      env,
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('at');
+    const cancelled = await runCli(['schedules', 'cancel', '--project', project, schedule.id], env);
+    expect(cancelled.stdout.trim()).toBe(`${schedule.id} cancelled`);
   });
 
   it('listings import and export work against a directory in the fastlane layout', async () => {

@@ -29,8 +29,13 @@ export async function startListeningHarness(
 }
 
 /** A signed-in browser context: the session cookie of an API key sign-in, as the sign-in page sets it. */
-export async function signedInContext(browser: Browser, h: Harness & { url: string }, apiKey: string) {
-  const context = await browser.newContext({ baseURL: h.url });
+export async function signedInContext(
+  browser: Browser,
+  h: Harness & { url: string },
+  apiKey: string,
+  options: { timezoneId?: string; locale?: string } = {},
+) {
+  const context = await browser.newContext({ baseURL: h.url, ...options });
   const page = await context.newPage();
   await page.goto('/sign-in');
   await page.getByLabel('API key', { exact: true }).fill(apiKey);

@@ -28,6 +28,7 @@ const Products = page(() => import('./pages/Products'), 'Products');
 const ProductPages = page(() => import('./pages/ProductPages'), 'ProductPages');
 const AppEvents = page(() => import('./pages/AppEvents'), 'AppEvents');
 const Details = page(() => import('./pages/Details'), 'Details');
+const Calendar = page(() => import('./pages/Calendar'), 'Calendar');
 const TranslationsOverview = page(() => import('./pages/Translations'), 'TranslationsOverview');
 const TranslationLocale = page(() => import('./pages/Translations'), 'TranslationLocale');
 const Organization = page(() => import('./pages/Organization'), 'Organization');
@@ -110,6 +111,8 @@ function SignedIn({ path }: { path: string }) {
     page = <AppEvents session={me} projectId={params.projectId!} />;
   else if ((params = match('/projects/:projectId/details', path)))
     page = <Details session={me} projectId={params.projectId!} />;
+  else if ((params = match('/projects/:projectId/calendar', path)))
+    page = <Calendar session={me} projectId={params.projectId!} />;
   else if ((params = match('/projects/:projectId/translations', path)))
     page = <TranslationsOverview session={me} projectId={params.projectId!} />;
   else if ((params = match('/projects/:projectId/translations/:locale', path)))

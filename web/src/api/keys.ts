@@ -30,6 +30,7 @@ export const keys = {
   history: (projectId: string, store: Store, locale: string) =>
     ['history', projectId, store, locale] as const,
   diff: (projectId: string) => ['diff', projectId] as const,
+  schedules: (projectId: string) => ['schedules', projectId] as const,
   approvalRequests: (projectId: string) => ['approval-requests', projectId] as const,
   operation: (projectId: string, operationId: string) => ['operation', projectId, operationId] as const,
   operations: (projectId: string, offset: number) => ['operations', projectId, offset] as const,

@@ -962,6 +962,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/release-controls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Release type, phased release and staged rollouts, as the stores have them now
+         * @description Reads the stores: the App Store's newest version (release type, phased release) and Google Play's releases that are rolling out, halted or complete.
+         */
+        get: operations["releaseControls.get"];
+        put?: never;
+        /**
+         * Applies a release control now
+         * @description App Store: setReleaseType {releaseType, earliestReleaseDate with SCHEDULED}, enablePhasedRelease, pausePhasedRelease, resumePhasedRelease, completePhasedRelease. Google Play: setRolloutFraction {track, fraction}, haltRollout, resumeRollout, completeRollout {track}. The store refusing (its state does not allow it) is 409 with its words. POST .../schedules {release} does the same at a time.
+         */
+        post: operations["releaseControls.apply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's schedules by time, upcoming and past
+         * @description Filters: from, to (on `at`), status (comma-separated).
+         */
+        get: operations["schedules.list"];
+        put?: never;
+        /**
+         * Schedules a push of an approved diff, or a release control, at a time
+         * @description Give `hash` (the diff to push, as GET .../diff answers it) or `release` (a release control). `at` with an offset, or a wall-clock time with `timeZone` (the offset in force that day is used). With `revertAt` (a campaign) the listing texts it pushed are put back then. At its time it pushes exactly that changeset, once; if the changes or the store moved meanwhile, or an approval is missing, it ends `held` with the reason. Needs push rights (or release-control rights); times are stored in UTC.
+         */
+        post: operations["schedules.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}/schedules/{scheduleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One schedule, with its state and, once run, its operation */
+        get: operations["schedules.get"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancels a schedule that has not run, or a live campaign's revert
+         * @description 409 once it is running (cancel its operation) or has ended.
+         */
+        delete: operations["schedules.cancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{projectId}/translations": {
         parameters: {
             query?: never;
@@ -6730,6 +6799,704 @@ export interface operations {
             };
         };
     };
+    "releaseControls.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            appStore: {
+                                id: string;
+                                versionString: string;
+                                state: string;
+                                releaseType: string | null;
+                                earliestReleaseDate: string | null;
+                                phasedRelease: {
+                                    id: string;
+                                    /** @description INACTIVE, ACTIVE, PAUSED or COMPLETE */
+                                    state: string;
+                                    startDate: string | null;
+                                    currentDayNumber: number | null;
+                                    totalPauseDuration: number | null;
+                                } | null;
+                            } | null;
+                            playStore: {
+                                track: string;
+                                name: string | null;
+                                versionCodes: string[];
+                                status: string;
+                                userFraction: number | null;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "releaseControls.apply": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    store: "appstore" | "playstore";
+                    /**
+                     * @description App Store: setReleaseType, enablePhasedRelease, pausePhasedRelease, resumePhasedRelease, completePhasedRelease. Google Play: setRolloutFraction, haltRollout, resumeRollout, completeRollout.
+                     * @enum {string}
+                     */
+                    action: "setReleaseType" | "enablePhasedRelease" | "pausePhasedRelease" | "resumePhasedRelease" | "completePhasedRelease" | "setRolloutFraction" | "haltRollout" | "resumeRollout" | "completeRollout";
+                    /** @enum {string} */
+                    releaseType?: "MANUAL" | "AFTER_APPROVAL" | "SCHEDULED";
+                    /** @description With SCHEDULED: a time on the hour with an offset */
+                    earliestReleaseDate?: string;
+                    /** @description Google Play: production, beta, … */
+                    track?: string;
+                    /** @description setRolloutFraction: the share of users, 0 < f < 1 */
+                    fraction?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            action: {
+                                /** @enum {string} */
+                                store: "appstore" | "playstore";
+                                /**
+                                 * @description App Store: setReleaseType, enablePhasedRelease, pausePhasedRelease, resumePhasedRelease, completePhasedRelease. Google Play: setRolloutFraction, haltRollout, resumeRollout, completeRollout.
+                                 * @enum {string}
+                                 */
+                                action: "setReleaseType" | "enablePhasedRelease" | "pausePhasedRelease" | "resumePhasedRelease" | "completePhasedRelease" | "setRolloutFraction" | "haltRollout" | "resumeRollout" | "completeRollout";
+                                /** @enum {string} */
+                                releaseType?: "MANUAL" | "AFTER_APPROVAL" | "SCHEDULED";
+                                /** @description With SCHEDULED: a time on the hour with an offset */
+                                earliestReleaseDate?: string;
+                                /** @description Google Play: production, beta, … */
+                                track?: string;
+                                /** @description setRolloutFraction: the share of users, 0 < f < 1 */
+                                fraction?: number;
+                            };
+                            controls: {
+                                appStore: {
+                                    id: string;
+                                    versionString: string;
+                                    state: string;
+                                    releaseType: string | null;
+                                    earliestReleaseDate: string | null;
+                                    phasedRelease: {
+                                        id: string;
+                                        /** @description INACTIVE, ACTIVE, PAUSED or COMPLETE */
+                                        state: string;
+                                        startDate: string | null;
+                                        currentDayNumber: number | null;
+                                        totalPauseDuration: number | null;
+                                    } | null;
+                                } | null;
+                                playStore: {
+                                    track: string;
+                                    name: string | null;
+                                    versionCodes: string[];
+                                    status: string;
+                                    userFraction: number | null;
+                                }[] | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "schedules.list": {
+        parameters: {
+            query?: {
+                /** @description 1..100 */
+                limit?: number;
+                offset?: number;
+                /** @description at ≥ from */
+                from?: string;
+                /** @description at < to */
+                to?: string;
+                /** @description Comma-separated statuses */
+                status?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            schedules: {
+                                id: string;
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "push" | "release";
+                                /**
+                                 * @description scheduled → running → completed, or held (not pushed: the reason says why) or failed; a campaign is live between its push and its revert (reverting → completed); cancelled
+                                 * @enum {string}
+                                 */
+                                status: "scheduled" | "running" | "live" | "reverting" | "completed" | "held" | "failed" | "cancelled";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                at: string;
+                                revertAt: string | null;
+                                timeZone: string | null;
+                                atLocal: string | null;
+                                revertAtLocal: string | null;
+                                note: string | null;
+                                hash: string | null;
+                                release: {
+                                    /** @enum {string} */
+                                    store: "appstore" | "playstore";
+                                    /**
+                                     * @description App Store: setReleaseType, enablePhasedRelease, pausePhasedRelease, resumePhasedRelease, completePhasedRelease. Google Play: setRolloutFraction, haltRollout, resumeRollout, completeRollout.
+                                     * @enum {string}
+                                     */
+                                    action: "setReleaseType" | "enablePhasedRelease" | "pausePhasedRelease" | "resumePhasedRelease" | "completePhasedRelease" | "setRolloutFraction" | "haltRollout" | "resumeRollout" | "completeRollout";
+                                    /** @enum {string} */
+                                    releaseType?: "MANUAL" | "AFTER_APPROVAL" | "SCHEDULED";
+                                    /** @description With SCHEDULED: a time on the hour with an offset */
+                                    earliestReleaseDate?: string;
+                                    /** @description Google Play: production, beta, … */
+                                    track?: string;
+                                    /** @description setRolloutFraction: the share of users, 0 < f < 1 */
+                                    fraction?: number;
+                                } | null;
+                                summary: {
+                                    changeCount: number;
+                                    mediaChangeCount: number;
+                                    releaseNoteChangeCount: number;
+                                    productChangeCount: number;
+                                    detailChangeCount: number;
+                                    fields: {
+                                        store: string;
+                                        locale: string;
+                                        field: string;
+                                        new: string | null;
+                                    }[];
+                                } | null;
+                                createdBy: {
+                                    memberId: string | null;
+                                    operator: string | null;
+                                };
+                                operationId: string | null;
+                                revertOperationId: string | null;
+                                reason: string | null;
+                                outcome: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "schedules.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description When: 2027-03-28T09:00:00+02:00, or a wall-clock time 2027-03-28T09:00 with timeZone */
+                    at: string;
+                    /** @description IANA zone, e.g. Europe/Berlin */
+                    timeZone?: string;
+                    /** @description The diff hash to push (GET .../diff) */
+                    hash?: string;
+                    release?: {
+                        /** @enum {string} */
+                        store: "appstore" | "playstore";
+                        /**
+                         * @description App Store: setReleaseType, enablePhasedRelease, pausePhasedRelease, resumePhasedRelease, completePhasedRelease. Google Play: setRolloutFraction, haltRollout, resumeRollout, completeRollout.
+                         * @enum {string}
+                         */
+                        action: "setReleaseType" | "enablePhasedRelease" | "pausePhasedRelease" | "resumePhasedRelease" | "completePhasedRelease" | "setRolloutFraction" | "haltRollout" | "resumeRollout" | "completeRollout";
+                        /** @enum {string} */
+                        releaseType?: "MANUAL" | "AFTER_APPROVAL" | "SCHEDULED";
+                        /** @description With SCHEDULED: a time on the hour with an offset */
+                        earliestReleaseDate?: string;
+                        /** @description Google Play: production, beta, … */
+                        track?: string;
+                        /** @description setRolloutFraction: the share of users, 0 < f < 1 */
+                        fraction?: number;
+                    };
+                    /** @description A campaign: when the texts it pushed are put back */
+                    revertAt?: string;
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            schedule: {
+                                id: string;
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "push" | "release";
+                                /**
+                                 * @description scheduled → running → completed, or held (not pushed: the reason says why) or failed; a campaign is live between its push and its revert (reverting → completed); cancelled
+                                 * @enum {string}
+                                 */
+                                status: "scheduled" | "running" | "live" | "reverting" | "completed" | "held" | "failed" | "cancelled";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                at: string;
+                                revertAt: string | null;
+                                timeZone: string | null;
+                                atLocal: string | null;
+                                revertAtLocal: string | null;
+                                note: string | null;
+                                hash: string | null;
+                                release: {
+                                    /** @enum {string} */
+                                    store: "appstore" | "playstore";
+                                    /**
+                                     * @description App Store: setReleaseType, enablePhasedRelease, pausePhasedRelease, resumePhasedRelease, completePhasedRelease. Google Play: setRolloutFraction, haltRollout, resumeRollout, completeRollout.
+                                     * @enum {string}
+                                     */
+                                    action: "setReleaseType" | "enablePhasedRelease" | "pausePhasedRelease" | "resumePhasedRelease" | "completePhasedRelease" | "setRolloutFraction" | "haltRollout" | "resumeRollout" | "completeRollout";
+                                    /** @enum {string} */
+                                    releaseType?: "MANUAL" | "AFTER_APPROVAL" | "SCHEDULED";
+                                    /** @description With SCHEDULED: a time on the hour with an offset */
+                                    earliestReleaseDate?: string;
+                                    /** @description Google Play: production, beta, … */
+                                    track?: string;
+                                    /** @description setRolloutFraction: the share of users, 0 < f < 1 */
+                                    fraction?: number;
+                                } | null;
+                                summary: {
+                                    changeCount: number;
+                                    mediaChangeCount: number;
+                                    releaseNoteChangeCount: number;
+                                    productChangeCount: number;
+                                    detailChangeCount: number;
+                                    fields: {
+                                        store: string;
+                                        locale: string;
+                                        field: string;
+                                        new: string | null;
+                                    }[];
+                                } | null;
+                                createdBy: {
+                                    memberId: string | null;
+                                    operator: string | null;
+                                };
+                                operationId: string | null;
+                                revertOperationId: string | null;
+                                reason: string | null;
+                                outcome: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                            approval: {
+                                required: boolean;
+                                /** @description false: it holds at its time unless an admin approves this hash first */
+                                approved: boolean;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "schedules.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            schedule: {
+                                id: string;
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "push" | "release";
+                                /**
+                                 * @description scheduled → running → completed, or held (not pushed: the reason says why) or failed; a campaign is live between its push and its revert (reverting → completed); cancelled
+                                 * @enum {string}
+                                 */
+                                status: "scheduled" | "running" | "live" | "reverting" | "completed" | "held" | "failed" | "cancelled";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                at: string;
+                                revertAt: string | null;
+                                timeZone: string | null;
+                                atLocal: string | null;
+                                revertAtLocal: string | null;
+                                note: string | null;
+                                hash: string | null;
+                                release: {
+                                    /** @enum {string} */
+                                    store: "appstore" | "playstore";
+                                    /**
+                                     * @description App Store: setReleaseType, enablePhasedRelease, pausePhasedRelease, resumePhasedRelease, completePhasedRelease. Google Play: setRolloutFraction, haltRollout, resumeRollout, completeRollout.
+                                     * @enum {string}
+                                     */
+                                    action: "setReleaseType" | "enablePhasedRelease" | "pausePhasedRelease" | "resumePhasedRelease" | "completePhasedRelease" | "setRolloutFraction" | "haltRollout" | "resumeRollout" | "completeRollout";
+                                    /** @enum {string} */
+                                    releaseType?: "MANUAL" | "AFTER_APPROVAL" | "SCHEDULED";
+                                    /** @description With SCHEDULED: a time on the hour with an offset */
+                                    earliestReleaseDate?: string;
+                                    /** @description Google Play: production, beta, … */
+                                    track?: string;
+                                    /** @description setRolloutFraction: the share of users, 0 < f < 1 */
+                                    fraction?: number;
+                                } | null;
+                                summary: {
+                                    changeCount: number;
+                                    mediaChangeCount: number;
+                                    releaseNoteChangeCount: number;
+                                    productChangeCount: number;
+                                    detailChangeCount: number;
+                                    fields: {
+                                        store: string;
+                                        locale: string;
+                                        field: string;
+                                        new: string | null;
+                                    }[];
+                                } | null;
+                                createdBy: {
+                                    memberId: string | null;
+                                    operator: string | null;
+                                };
+                                operationId: string | null;
+                                revertOperationId: string | null;
+                                reason: string | null;
+                                outcome: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "schedules.cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            schedule: {
+                                id: string;
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "push" | "release";
+                                /**
+                                 * @description scheduled → running → completed, or held (not pushed: the reason says why) or failed; a campaign is live between its push and its revert (reverting → completed); cancelled
+                                 * @enum {string}
+                                 */
+                                status: "scheduled" | "running" | "live" | "reverting" | "completed" | "held" | "failed" | "cancelled";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                at: string;
+                                revertAt: string | null;
+                                timeZone: string | null;
+                                atLocal: string | null;
+                                revertAtLocal: string | null;
+                                note: string | null;
+                                hash: string | null;
+                                release: {
+                                    /** @enum {string} */
+                                    store: "appstore" | "playstore";
+                                    /**
+                                     * @description App Store: setReleaseType, enablePhasedRelease, pausePhasedRelease, resumePhasedRelease, completePhasedRelease. Google Play: setRolloutFraction, haltRollout, resumeRollout, completeRollout.
+                                     * @enum {string}
+                                     */
+                                    action: "setReleaseType" | "enablePhasedRelease" | "pausePhasedRelease" | "resumePhasedRelease" | "completePhasedRelease" | "setRolloutFraction" | "haltRollout" | "resumeRollout" | "completeRollout";
+                                    /** @enum {string} */
+                                    releaseType?: "MANUAL" | "AFTER_APPROVAL" | "SCHEDULED";
+                                    /** @description With SCHEDULED: a time on the hour with an offset */
+                                    earliestReleaseDate?: string;
+                                    /** @description Google Play: production, beta, … */
+                                    track?: string;
+                                    /** @description setRolloutFraction: the share of users, 0 < f < 1 */
+                                    fraction?: number;
+                                } | null;
+                                summary: {
+                                    changeCount: number;
+                                    mediaChangeCount: number;
+                                    releaseNoteChangeCount: number;
+                                    productChangeCount: number;
+                                    detailChangeCount: number;
+                                    fields: {
+                                        store: string;
+                                        locale: string;
+                                        field: string;
+                                        new: string | null;
+                                    }[];
+                                } | null;
+                                createdBy: {
+                                    memberId: string | null;
+                                    operator: string | null;
+                                };
+                                operationId: string | null;
+                                revertOperationId: string | null;
+                                reason: string | null;
+                                outcome: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The error envelope */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The error envelope */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     "translations.status": {
         parameters: {
             query?: never;
@@ -8825,7 +9592,7 @@ export interface operations {
                 "application/json": {
                     /** @description http(s) URL that receives POSTs */
                     url: string;
-                    /** @description Event types to send; empty or omitted = all. One of: listing.updated, sync.completed, sync.conflict, push.completed, push.failed, approval.requested, approval.granted, member.joined, member.removed, drift.detected, operation.progress, webhook.disabled */
+                    /** @description Event types to send; empty or omitted = all. One of: listing.updated, sync.completed, sync.conflict, push.completed, push.failed, approval.requested, approval.granted, member.joined, member.removed, drift.detected, operation.progress, schedule.completed, schedule.held, schedule.failed, webhook.disabled */
                     events?: string[];
                     description?: string;
                 };
@@ -9011,7 +9778,7 @@ export interface operations {
                 "application/json": {
                     /** @description http(s) URL that receives POSTs */
                     url?: string;
-                    /** @description Event types to send; empty or omitted = all. One of: listing.updated, sync.completed, sync.conflict, push.completed, push.failed, approval.requested, approval.granted, member.joined, member.removed, drift.detected, operation.progress, webhook.disabled */
+                    /** @description Event types to send; empty or omitted = all. One of: listing.updated, sync.completed, sync.conflict, push.completed, push.failed, approval.requested, approval.granted, member.joined, member.removed, drift.detected, operation.progress, schedule.completed, schedule.held, schedule.failed, webhook.disabled */
                     events?: string[];
                     description?: string;
                     /** @description true re-enables an endpoint disabled after failures */

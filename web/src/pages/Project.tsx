@@ -161,6 +161,14 @@ export function Project({ session, projectId }: { session: Session; projectId: s
         </p>
       </Section>
 
+      <Section title="Release calendar">
+        <p>
+          <Link href={`/projects/${projectId}/calendar`}>
+            Scheduled pushes, campaigns and release controls, upcoming and past
+          </Link>
+        </p>
+      </Section>
+
       <Section title="App details">
         <p>
           <Link href={`/projects/${projectId}/details`}>

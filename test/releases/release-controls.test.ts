@@ -115,9 +115,7 @@ describe('App Store release controls', () => {
     // Not live yet: nothing to pause; Apple says why.
     const early = await apply({ action: 'pausePhasedRelease' });
     expect(early.status).toBe(409);
-    expect(early.body.error.message).toMatch(
-      /App Store refused it: .*INACTIVE cannot be changed to PAUSED/,
-    );
+    expect(early.body.error.message).toMatch(/App Store refused it: .*INACTIVE cannot be changed to PAUSED/);
     // Again: one phased release per version.
     expect((await apply({ action: 'enablePhasedRelease' })).status).toBe(409);
 

@@ -141,7 +141,7 @@ it('repeats nothing when its instance is killed during its push', { timeout: 150
   // The store answers slowly: the scheduled push is mid-write when the instance dies.
   emu.faults.set([{ route: 'PATCH /v1/appStoreVersionLocalizations/*', latencyMs: 2_500 }]);
   const id = await schedule(1_000);
-  const running = (await until(
+  const running = await until<{ operationId: string }>(
     'the scheduled push to be running',
     async () => {
       const found = (await call('GET', `/projects/${project}/schedules/${id}`)).body.data.schedule;
@@ -151,7 +151,7 @@ it('repeats nothing when its instance is killed during its push', { timeout: 150
       return op.status === 'running' ? found : undefined;
     },
     30_000,
-  )) as any;
+  );
   await new Promise((resolve) => setTimeout(resolve, 500));
   first.child.kill('SIGKILL');
   await first.exited;

@@ -20,16 +20,7 @@ import {
 } from './entity-rules.js';
 import type { JsonApi } from './json-api.js';
 import { EDITABLE_VERSION } from './rules.js';
-import type { AppStoreState, Version } from './state.js';
-
-export interface PhasedRelease {
-  id: string;
-  versionId: string;
-  state: 'INACTIVE' | 'ACTIVE' | 'PAUSED' | 'COMPLETE';
-  startDate: string | null;
-  pausedAt: number | null;
-  pausedMs: number;
-}
+import type { AppStoreState, PhasedRelease, Version } from './state.js';
 
 const DAY_MS = 86_400_000;
 /** Apple's phased release lasts seven days (1, 2, 5, 10, 20, 50, 100 %). */
@@ -165,7 +156,7 @@ export function registerPhasedReleaseRoutes(
     }
     const requested = body.data.attributes?.phasedReleaseState;
     if (requested !== undefined && requested !== null && requested !== 'INACTIVE') {
-      throw moveRefused('INACTIVE', String(requested));
+      throw moveRefused('INACTIVE', JSON.stringify(requested));
     }
     const created: PhasedRelease = {
       id: randomUUID(),

@@ -14,7 +14,6 @@ import {
   type ProductPageSeed,
 } from './marketing-state.js';
 import { createDetailsState } from './details-state.js';
-import type { PhasedRelease } from './phased-releases.js';
 
 export interface AscSeed {
   keys?: { issuerId: string; keyId: string; publicKey: string }[];
@@ -71,6 +70,16 @@ export interface Version {
   /** MANUAL, AFTER_APPROVAL (Apple's default) or SCHEDULED with earliestReleaseDate. */
   releaseType?: string;
   earliestReleaseDate?: string | null;
+}
+
+/** A version's phased release (the spec's appStoreVersionPhasedReleases). */
+export interface PhasedRelease {
+  id: string;
+  versionId: string;
+  state: 'INACTIVE' | 'ACTIVE' | 'PAUSED' | 'COMPLETE';
+  startDate: string | null;
+  pausedAt: number | null;
+  pausedMs: number;
 }
 
 /** What a new version carries forward from the latest one (B1.2: unconfirmed, so knobs). */
@@ -172,7 +181,11 @@ export function createAppStoreState(seed: AscSeed = {}, now: () => number = Date
       const version = versions.get(versionId);
       if (version === undefined) throw new Error(`no version ${versionId}`);
       for (const other of versions.values()) {
-        if (other.appId === version.appId && other.platform === version.platform && other.appVersionState === 'READY_FOR_DISTRIBUTION')
+        if (
+          other.appId === version.appId &&
+          other.platform === version.platform &&
+          other.appVersionState === 'READY_FOR_DISTRIBUTION'
+        )
           other.appVersionState = 'REPLACED_WITH_NEW_VERSION';
       }
       version.appVersionState = 'READY_FOR_DISTRIBUTION';

@@ -89,7 +89,7 @@ export function releaseActionOf(project: Project, input: ReleaseActionInput, at 
     }
     return { store, action, track, fraction };
   }
-  return { store, action, track } as ReleaseAction;
+  return { store, action: action as 'haltRollout', track };
 }
 
 export interface ReleaseControlsView {
@@ -150,7 +150,7 @@ export function createReleaseControls(
       const ref = (store === 'appstore' ? project.appStoreAppId : project.playStorePackageName)!;
       let after: StoreReleaseControls;
       try {
-        after = await (await connectorOf(ctx, store)).applyReleaseControl(ref, control as ReleaseControl);
+        after = await (await connectorOf(ctx, store)).applyReleaseControl(ref, control);
       } catch (error) {
         if (error instanceof StoreError) throw refusal(store, error);
         throw error;

@@ -72,15 +72,12 @@ function driftedFields(changeset: Changeset, drift: DriftedField[]): string[] {
   for (const d of drift) {
     if (d.field === '*') continue;
     const store = d.store;
-    let hit = false;
-    if (d.field.startsWith('details.')) {
-      hit = changeset.details[store]?.[d.field.slice('details.'.length)] !== undefined;
-    } else if (d.field.startsWith('products.')) {
-      const [, productId, field] = d.field.split('.');
-      hit = changeset.products[store]?.[productId!]?.[d.locale]?.[field!] !== undefined;
-    } else {
-      hit = changeset.stores[store]?.[d.locale]?.[d.field] !== undefined;
-    }
+    const [, productId, field] = d.field.split('.');
+    const hit = d.field.startsWith('details.')
+      ? changeset.details[store]?.[d.field.slice('details.'.length)] !== undefined
+      : d.field.startsWith('products.')
+        ? changeset.products[store]?.[productId!]?.[d.locale]?.[field!] !== undefined
+        : changeset.stores[store]?.[d.locale]?.[d.field] !== undefined;
     if (hit) named.push(`${STORE_LABEL[store]} ${d.locale === '' ? '' : `${d.locale} `}${d.field}`);
   }
   return named;

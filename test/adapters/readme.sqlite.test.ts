@@ -77,7 +77,7 @@ function parseBlocks(lines: string[]): Block[] {
   return blocks;
 }
 
-const ID = /\b(org|mem|key|inv|proj|lst|hist|appr|aud|op|med|mhist)_[0-9a-z]{26}\b/g;
+const ID = /\b(org|mem|key|inv|proj|lst|hist|appr|aud|op|med|mhist|sch)_[0-9a-z]{26}\b/g;
 
 /** Replaces what differs between runs by placeholders; ids are numbered by first appearance. */
 function createNormalizer() {

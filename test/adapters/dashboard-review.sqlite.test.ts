@@ -305,6 +305,7 @@ describe('small screens', () => {
         `/projects/${project}/operations`,
         `/projects/${project}/releases`,
         `/projects/${project}/products`,
+        `/projects/${project}/calendar`,
         `/projects/${project}/translations`,
         `/projects/${project}/translations/de-DE`,
         '/organization',

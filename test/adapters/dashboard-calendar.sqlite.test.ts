@@ -55,7 +55,7 @@ describe('release calendar', () => {
       await page.getByRole('heading', { name: 'Release calendar', level: 1 }).waitFor();
       await page.getByText('Times in America/New_York (your time zone)').waitFor();
       await page.getByText('Nothing scheduled').waitFor();
-      await page.getByText('Push the pending changes (1 text)').waitFor();
+      await page.getByText('Push the pending changes (1 change)').waitFor();
       // 14 March 2027: New York goes from EST (−5) to EDT (−4).
       await page.getByLabel('When (America/New_York)').fill('2027-03-15T09:00');
       await page.getByLabel(/Put the texts back at/).fill('2027-03-20T18:00');

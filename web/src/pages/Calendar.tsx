@@ -175,7 +175,15 @@ function ScheduleForm({ projectId }: { projectId: string }) {
   const [action, setAction] = useState(RELEASE_ACTIONS[0]!.value);
   const [track, setTrack] = useState('production');
   const [percent, setPercent] = useState('50');
-  const pending = diff.data?.changeCount ?? 0;
+  const d = diff.data;
+  const pending =
+    d === undefined
+      ? 0
+      : d.changeCount +
+        d.mediaChangeCount +
+        d.releaseNoteChangeCount +
+        d.productChangeCount +
+        (d.detailChangeCount ?? 0);
   const create = useMutation({
     mutationFn: () => {
       const chosen = RELEASE_ACTIONS.find((a) => a.value === action)!;
@@ -215,11 +223,11 @@ function ScheduleForm({ projectId }: { projectId: string }) {
       >
         <fieldset>
           <legend>What</legend>
-          <label>
+          <label className="check">
             <input type="radio" name="what" checked={what === 'push'} onChange={() => setWhat('push')} /> Push
-            the pending changes ({pending} {pending === 1 ? 'text' : 'texts'})
+            the pending changes ({pending} {pending === 1 ? 'change' : 'changes'})
           </label>
-          <label>
+          <label className="check">
             <input
               type="radio"
               name="what"

@@ -11,18 +11,13 @@ import {
   type StoreTrack,
 } from '../store-connector.js';
 import type { Counter, PlayClient } from './client.js';
-
-interface TrackRelease {
-  name?: string;
-  versionCodes?: string[];
-  status?: string;
-  userFraction?: number;
-  [other: string]: unknown;
-}
+import type { Track, TrackRelease } from './tracks.js';
 
 const SHOWN = new Set(['inProgress', 'halted', 'completed']);
 
 const refused = (message: string) => new StoreError('playstore', 'FAILED_PRECONDITION', message, 400, false);
+const appStoreOnly = (action: string) =>
+  new StoreError('playstore', 'UNSUPPORTED', `${action} is an App Store control`, null, false);
 
 export function rolloutsOf(tracks: StoreTrack[]): NonNullable<StoreReleaseControls['rollouts']> {
   return tracks.flatMap((track) =>
@@ -59,13 +54,7 @@ function changed(release: TrackRelease, control: ReleaseControl): TrackRelease {
       return { ...rest, status: 'completed' };
     }
     default:
-      throw new StoreError(
-        'playstore',
-        'UNSUPPORTED',
-        `${control.action} is an App Store control`,
-        null,
-        false,
-      );
+      throw appStoreOnly(control.action);
   }
 }
 
@@ -81,20 +70,12 @@ export function createPlayReleaseControls(
     },
 
     async apply(counter: Counter, pkg: string, control: ReleaseControl): Promise<StoreReleaseControls> {
-      if (!('track' in control)) {
-        throw new StoreError(
-          'playstore',
-          'UNSUPPORTED',
-          `${control.action} is an App Store control`,
-          null,
-          false,
-        );
-      }
+      if (!('track' in control)) throw appStoreOnly(control.action);
       const editUrl = await client.openEdit(counter, pkg);
       let committed = false;
       try {
         const url = `${editUrl}/tracks/${encodeURIComponent(control.track)}`;
-        const track = await client.call<{ track: string; releases?: TrackRelease[] }>(counter, 'GET', url);
+        const track = await client.call<Track>(counter, 'GET', url);
         const releases = track.releases ?? [];
         // The one rolling out (or halted); completing a halted completed release is not a rollout.
         const index = releases.findIndex((r) => r.status === 'inProgress' || r.status === 'halted');

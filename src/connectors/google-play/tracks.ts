@@ -13,7 +13,7 @@ import {
 } from '../store-connector.js';
 import type { Counter, PlayClient } from './client.js';
 
-interface TrackRelease {
+export interface TrackRelease {
   name?: string;
   versionCodes?: string[];
   status?: string;
@@ -21,7 +21,7 @@ interface TrackRelease {
   releaseNotes?: { language: string; text: string }[];
   [other: string]: unknown;
 }
-interface Track {
+export interface Track {
   track: string;
   releases?: TrackRelease[];
 }

@@ -53,3 +53,31 @@ export function operatorContext(organizationId: string, log: Logger, operator: s
     log,
   };
 }
+
+/** Who acted, as a background run keeps it: the member (or the operator), their role and scope. */
+export interface RecordedActor {
+  organizationId: string;
+  memberId: string | null;
+  operator: string | null;
+  role: Role;
+  access?: AccessScope;
+}
+
+/**
+ * The context a background run acts in on behalf of whoever asked for it (a queued operation, a
+ * schedule at its time): that actor's rights, no key, `requestId` naming the run.
+ */
+export function recordedContext(actor: RecordedActor, requestId: string, log: Logger): RequestContext {
+  return {
+    organizationId: actor.organizationId,
+    principal: {
+      memberId: actor.memberId ?? OPERATOR_MEMBER_ID,
+      role: actor.role,
+      keyId: null,
+      ...(actor.access !== undefined && { access: actor.access }),
+      ...(actor.operator !== null && { operator: actor.operator }),
+    },
+    requestId,
+    log,
+  };
+}

@@ -2,6 +2,8 @@
 export {
   operatorContext,
   OPERATOR_MEMBER_ID,
+  recordedContext,
+  type RecordedActor,
   type Caller,
   type Principal,
   type RequestContext,

@@ -17,6 +17,7 @@ import {
   authorize,
   isRole,
   parseScope,
+  recordedContext,
   requireLocalesInScope,
   type AccessScope,
   type RequestContext,
@@ -102,18 +103,17 @@ export function createScheduleRunner(deps: ScheduleRunnerDeps) {
       }
       ({ role, access } = member);
     }
-    return {
-      organizationId: row.organization_id,
-      principal: {
-        memberId: row.actor_member_id ?? 'operator',
+    return recordedContext(
+      {
+        organizationId: row.organization_id,
+        memberId: row.actor_member_id,
+        operator: row.actor_operator,
         role,
-        keyId: null,
         ...(access !== undefined && { access }),
-        ...(row.actor_operator !== null && { operator: row.actor_operator }),
       },
-      requestId: row.id,
-      log: log.child({ scheduleId: row.id }),
-    };
+      row.id,
+      log.child({ scheduleId: row.id }),
+    );
   }
 
   /** Ends a claimed schedule, with its event and its author's audit entry, if the claim is still ours. */

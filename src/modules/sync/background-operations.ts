@@ -12,7 +12,7 @@ import type { Executor } from '../../db/database.js';
 import { AppError, notFound } from '../../errors.js';
 import type { JobQueue } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { authorize, isRole, parseScope, type RequestContext } from '../access/index.js';
+import { authorize, isRole, parseScope, recordedContext, type RequestContext } from '../access/index.js';
 import type { Approvals, Changeset, Diffs } from '../listings/index.js';
 import type { ProjectsService } from '../projects/index.js';
 import { operationsRepository as ops } from './operations.repository.js';
@@ -66,18 +66,18 @@ export function createBackgroundOperations(deps: BackgroundOperationsDeps) {
       : deps.push.plan(ctx, projectId, request.input);
 
   /** The context a worker acts in: the requester's, as recorded with the operation. */
-  const contextOf = (row: OperationsTable, log: Logger): RequestContext => ({
-    organizationId: row.organization_id,
-    principal: {
-      memberId: row.actor_member_id ?? 'operator',
-      role: row.actor_role !== null && isRole(row.actor_role) ? row.actor_role : 'viewer',
-      keyId: null,
-      ...(row.actor_access !== null && { access: parseScope(row.actor_access) }),
-      ...(row.actor_operator !== null && { operator: row.actor_operator }),
-    },
-    requestId: row.id,
-    log: log.child({ operationId: row.id }),
-  });
+  const contextOf = (row: OperationsTable, log: Logger): RequestContext =>
+    recordedContext(
+      {
+        organizationId: row.organization_id,
+        memberId: row.actor_member_id,
+        operator: row.actor_operator,
+        role: row.actor_role !== null && isRole(row.actor_role) ? row.actor_role : 'viewer',
+        ...(row.actor_access !== null && { access: parseScope(row.actor_access) }),
+      },
+      row.id,
+      log.child({ operationId: row.id }),
+    );
 
   async function requireOperation(ctx: RequestContext, projectId: string, operationId: string) {
     authorize(ctx, 'operations.get');

@@ -390,10 +390,15 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
     V,
     async (a, s) => {
       await connectStores(s);
+      // A staged rollout of its own each time: other cases change the shared emulator's versions.
+      const app = emu.play.apps.get(PACKAGE)!;
+      app.artifacts = new Map([['30', '3.0']]);
+      app.tracks = new Map([['beta', [{ versionCodes: ['30'], status: 'inProgress', userFraction: 0.1 }]]]);
       return a.api.post(`/api/v1/projects/${s.project}/release-controls`, {
-        store: 'appstore',
-        action: 'setReleaseType',
-        releaseType: 'MANUAL',
+        store: 'playstore',
+        action: 'setRolloutFraction',
+        track: 'beta',
+        fraction: 0.5,
       });
     },
   ],

@@ -268,6 +268,48 @@ describe('MCP endpoint at /mcp', () => {
     expect(dryRun.data.dryRun).toBe(true); // a dry run answers at once
   });
 
+  it('schedules the diff in a time zone, lists it as REST does, and cancels it', async () => {
+    const projectId = (await h.given.project(actors.admin, { appStoreAppId: '1' })).id;
+    const member = await connect(actors.member.apiKey);
+    await call(member, 'update_listing', {
+      projectId,
+      store: 'appstore',
+      locale: 'en-US',
+      fields: { promotionalText: 'Launch week' },
+    });
+    const { hash } = (await call(member, 'get_diff', { projectId })).data;
+    const created = await call(member, 'schedule_change', {
+      projectId,
+      hash,
+      at: '2099-06-01T09:00',
+      timeZone: 'Australia/Sydney',
+      note: 'Launch',
+    });
+    expect(created.isError).toBe(false);
+    expect(created.data.schedule).toMatchObject({
+      status: 'scheduled',
+      at: '2099-05-31T23:00:00.000Z',
+      atLocal: '2099-06-01T09:00:00+10:00',
+    });
+    const listed = await call(member, 'list_schedules', { projectId });
+    const rest = await actors.member.api.get(`/api/v1/projects/${projectId}/schedules`);
+    expect(listed.data.schedules).toEqual(rest.body.data.schedules);
+    const wrong = await call(member, 'schedule_change', { projectId, hash, at: '2099-06-01T09:00' });
+    expect(wrong.data.error).toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(wrong.data.error.message).toMatch(/has no offset/);
+    const viewer = await connect(actors.viewer.apiKey);
+    const id = created.data.schedule.id;
+    expect((await call(viewer, 'cancel_schedule', { projectId, scheduleId: id })).data.error.code).toBe(
+      'FORBIDDEN',
+    );
+    expect((await call(member, 'cancel_schedule', { projectId, scheduleId: id })).data.schedule.status).toBe(
+      'cancelled',
+    );
+    // No store credentials here: reading the release controls says what is missing.
+    const controls = await call(member, 'get_release_controls', { projectId });
+    expect(controls.data.error.message).toMatch(/No App Store credentials/);
+  });
+
   it('applies the roles of REST: a viewer reads but may not write', async () => {
     const project = (await h.given.project(actors.admin, { appStoreAppId: '1' })).id;
     const viewer = await connect(actors.viewer.apiKey);

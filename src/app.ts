@@ -171,7 +171,13 @@ export async function buildApp(
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'appmeta API', version: '1.0.0', description: API_DESCRIPTION },
+      info: {
+        title: 'appmeta API',
+        version: '1.0.0',
+        description: API_DESCRIPTION,
+        // The service's own terms: no open-source licence applies to this API.
+        license: { name: 'Proprietary', identifier: 'LicenseRef-appmeta-proprietary' },
+      },
       servers: [{ url: config.publicUrl }],
       components: {
         securitySchemes: {
@@ -308,6 +314,8 @@ function healthRoutes(app: Api, db: Db): void {
       tags: ['health'],
       security: PUBLIC,
       summary: 'The process is up',
+      description:
+        'Answers 200 while the process runs, whatever its dependencies: for a liveness probe. Never rate-limited.',
       response: { 200: Ok(Type.Object({ status: Type.Literal('ok') })) },
     },
     handler: async () => ok({ status: 'ok' as const }),

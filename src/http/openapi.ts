@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { optionalBody } from './hooks.js';
+import { documentResponses, ERROR_RESPONSES, HEADERS } from './openapi-responses.js';
 
 const OPTIONAL = 'x-appmeta-optional-body';
 const BINARY = 'x-appmeta-binary-body';
@@ -42,8 +43,11 @@ const IDEMPOTENCY_KEY = {
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
-/** @fastify/swagger's transformObject: applies the marks, and answers the document. */
-export function finishDocument<T extends { paths?: object }>(document: T): T {
+/**
+ * @fastify/swagger's transformObject: applies the marks, documents each operation's error
+ * statuses and headers (openapi-responses.ts), and answers the document.
+ */
+export function finishDocument<T extends { paths?: object; components?: object }>(document: T): T {
   for (const item of Object.values(document.paths ?? {}) as Record<string, unknown>[]) {
     for (const [method, operation] of Object.entries(item) as [string, Operation][]) {
       if (typeof operation !== 'object' || operation === null) continue;
@@ -68,6 +72,8 @@ export function finishDocument<T extends { paths?: object }>(document: T): T {
       delete operation[BINARY];
     }
   }
+  documentResponses((document.paths ?? {}) as Parameters<typeof documentResponses>[0]);
+  document.components = { ...document.components, headers: HEADERS, responses: ERROR_RESPONSES };
   return document;
 }
 

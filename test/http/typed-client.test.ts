@@ -15,6 +15,7 @@ import { startHarness, type Harness, type TestOrganization } from '../support/ha
 
 const HERE = path.join(import.meta.dirname, '../typed-client');
 const CALLS = 'readme-calls.ts';
+const STATUS_CALLS = 'status-calls.ts';
 
 let emu: RunningEmulators;
 let h: Harness;
@@ -106,5 +107,33 @@ describe('a client generated from the OpenAPI document', () => {
     expect(r.archiveBytes).toBeGreaterThan(0);
     expect(r.imported.imported.length).toBeGreaterThan(0);
     expect(r.audit.entries.map((e: { action: string }) => e.action)).toContain('listings.approve');
+  });
+
+  it('tells a 429 with Retry-After from a 404, in its types and at run time', async () => {
+    fs.writeFileSync(path.join(build, 'appmeta-api.d.ts'), await generateTypes());
+    const calls = path.join(build, STATUS_CALLS);
+    fs.copyFileSync(path.join(HERE, STATUS_CALLS), calls);
+    expect(compile(calls)).toEqual([]);
+    // The compiler refuses a document that gave a 404 a Retry-After: the check is not vacuous.
+    const wrong = path.join(build, 'wrong-status-calls.ts');
+    fs.writeFileSync(
+      wrong,
+      fs
+        .readFileSync(calls, 'utf8')
+        .replace(
+          'notFoundHasRetryAfter: Has<Named<ProjectResponses[404]',
+          'notFoundHasRetryAfter: Has<Named<ProjectResponses[429]',
+        ),
+    );
+    expect(compile(wrong).join('\n')).toMatch(/Type 'false' is not assignable to type 'true'/);
+
+    const free = await h.given.organization({ plan: 'free' });
+    const { statusCalls } = (await import(pathToFileURL(calls).href)) as {
+      statusCalls: (baseUrl: string, key: string) => Promise<Record<string, any>>;
+    };
+    const seen = await statusCalls(baseUrl, free.admin.apiKey);
+    expect(seen.notFound).toEqual({ status: 404, code: 'NOT_FOUND', retryAfter: null });
+    expect(seen.tooMany).toMatchObject({ status: 429, code: 'RATE_LIMIT_EXCEEDED', remaining: 0 });
+    expect(seen.tooMany.retryAfter).toBeGreaterThan(0);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, type RoleOperation } from '../../src/modules/access/index.js';
+import { createResponseChecker } from '../support/openapi-check.js';
 import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from '../support/emulators.js';
 import { startHarness, type Actor, type Harness, type TestOrganization } from '../support/harness.js';
 import { appStoreCredentials } from '../support/store-keys.js';
@@ -12,11 +13,14 @@ import { buildZip, entry } from '../support/zip.js';
 import { distinctColour, image, upload } from '../support/media.js';
 
 type Role = 'viewer' | 'member' | 'admin';
-/** `reachedValidationOnly`: the call passed the role check and stopped at its input (no change made). */
+/**
+ * `reachedValidationOnly`: the call passed the role check and stopped at its input (no change
+ * made); `answered` is then the status it really answered.
+ */
 type Call = (
   actor: Actor,
   setup: Setup,
-) => Promise<{ status: number; body: any; reachedValidationOnly?: boolean }>;
+) => Promise<{ status: number; body: any; reachedValidationOnly?: boolean; answered?: number }>;
 interface Setup {
   org: TestOrganization;
   project: string;
@@ -622,7 +626,7 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
         response: { id: 'x', rawId: 'x', type: 'public-key' },
       });
       // A real passkey needs an authenticator: reaching validation proves the role may register.
-      return res.status === 400 ? { ...res, status: 200, reachedValidationOnly: true } : res;
+      return res.status === 400 ? { ...res, status: 200, reachedValidationOnly: true, answered: 400 } : res;
     },
   ],
   'dashboard.passkeys.delete': [
@@ -631,7 +635,7 @@ const MATRIX: Record<RoleOperation, [boolean, boolean, boolean, Call]> = {
     V,
     async (a) => {
       const res = await a.api.delete('/api/dashboard/passkeys/pk_none');
-      return res.status === 404 ? { ...res, status: 200, reachedValidationOnly: true } : res;
+      return res.status === 404 ? { ...res, status: 200, reachedValidationOnly: true, answered: 404 } : res;
     },
   ],
 
@@ -859,6 +863,8 @@ let h: Harness;
 let emu: RunningEmulators;
 let org: TestOrganization;
 const actors = {} as Record<Role, Actor>;
+/** Every answer below, allowed or refused, is checked against the OpenAPI document. */
+let responses: ReturnType<typeof createResponseChecker>;
 
 beforeAll(async () => {
   emu = await startEmulators({ deepl: { keys: [{ key: DEEPL_KEY }] } });
@@ -868,6 +874,7 @@ beforeAll(async () => {
   actors.member = await h.given.member(org, 'member');
   actors.viewer = await h.given.member(org, 'viewer');
   const doc = await h.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+  responses = createResponseChecker(doc.json());
   for (const [path, methods] of Object.entries(doc.json().paths as Record<string, object>)) {
     for (const [method, op] of Object.entries(methods as Record<string, { operationId: string }>)) {
       routes.set(op.operationId, { method: method.toUpperCase(), path });
@@ -917,6 +924,7 @@ describe('role matrix', () => {
     const changesState = route !== undefined && route.method !== 'GET';
     const before = allowed && changesState ? await auditCount(operation, actors[role]) : 0;
     const res = await call(actors[role], setup);
+    expect(responses.check(operation, res.answered ?? res.status, res.body)).toBeNull();
     if (allowed) {
       expect(res.status, `${operation}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
       // design.md §15: every state-changing operation writes an audit entry, naming the actor and,

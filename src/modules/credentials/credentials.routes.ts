@@ -116,6 +116,8 @@ export function credentialRoutes(app: Api, services: { credentials: CredentialsS
       operationId: 'credentials.delete',
       tags,
       summary: "Delete a store's credentials or the DeepL key",
+      description:
+        'Removes the organization’s App Store or Google Play credentials, or its DeepL key: syncs, pushes and translations of that provider then say what is missing. Admins.',
       security: BEARER,
       params: StoreParams,
       response: { 200: Ok(Type.Object({ deleted: Type.Boolean() })), ...ERRORS },

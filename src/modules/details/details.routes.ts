@@ -58,6 +58,8 @@ export function detailRoutes(app: Api, services: { details: DetailsService }): v
       operationId: 'details.history',
       tags,
       summary: "A store's app detail changes, newest first",
+      description:
+        'Every change of a store’s app details, newest first; the demo account password appears only as set or cleared. Paged.',
       security: BEARER,
       params: S.DetailsParams,
       querystring: PageQuery(),

@@ -96,6 +96,7 @@ export function inviteRoutes(app: Api, services: { invites: InvitesService }): v
       operationId: 'invites.revoke',
       tags: ['members'],
       summary: 'Revoke a pending invite',
+      description: 'The invite link stops working at once; a member who already joined stays. Admins.',
       security: BEARER,
       params: InviteParams,
       response: { 200: Ok(Type.Object({ revoked: Type.Boolean() })), ...ERRORS },

@@ -56,6 +56,8 @@ export function listingRoutes(
       operationId: 'listings.get',
       tags,
       summary: 'One listing',
+      description:
+        'Every field of one store’s listing in one locale: working copy, base (the store’s value at the last sync or push), state and, in a conflict, the store’s value; with the warnings of the field rules.',
       security: BEARER,
       params: S.ListingParams,
       response: { 200: Ok(Type.Object({ listing: S.ListingSchema })), ...ERRORS },

@@ -20,6 +20,8 @@ export function organizationRoutes(app: Api, services: { organizations: Organiza
       operationId: 'organization.get',
       tags,
       summary: "Read the caller's organization",
+      description:
+        'The caller’s organization: its name, plan and settings (whether pushes need approval, the drift check interval, terms never translated).',
       security: BEARER,
       response: { 200: S.GetOrganizationResponse, ...ERRORS },
     },

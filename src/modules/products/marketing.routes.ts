@@ -36,6 +36,8 @@ export function marketingRoutes(app: Api, services: { marketing: MarketingServic
       operationId: 'productPages.get',
       tags,
       summary: "A page's texts in one locale: working copy, base, state and limit",
+      description:
+        'A custom product page’s promotional text in one locale, with working copy, base, state and the 170-character limit; read-only while the page is in review.',
       security: BEARER,
       params: S.PageLocaleParams,
       response: { 200: S.PageLocaleResponse, ...ERRORS },
@@ -101,6 +103,8 @@ export function marketingRoutes(app: Api, services: { marketing: MarketingServic
       operationId: 'appEvents.get',
       tags,
       summary: "An event's texts in one locale: working copy, base, state and limits",
+      description:
+        'An in-app event’s name, short and long description in one locale, with working copy, base, state and limits; read-only while the store takes no changes.',
       security: BEARER,
       params: S.EventLocaleParams,
       response: { 200: S.EventLocaleResponse, ...ERRORS },

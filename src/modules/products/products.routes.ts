@@ -32,6 +32,8 @@ export function productRoutes(app: Api, services: { products: ProductsService })
       operationId: 'products.get',
       tags,
       summary: "One product's texts in one locale: working copy, base, state and limits",
+      description:
+        'One in-app purchase or subscription in one locale: each text with working copy, base, state, its limit and whether it is over it.',
       security: BEARER,
       params: S.ProductParams,
       response: { 200: S.ProductLocaleResponse, ...ERRORS },
@@ -65,6 +67,8 @@ export function productRoutes(app: Api, services: { products: ProductsService })
       operationId: 'products.history',
       tags,
       summary: "A product's text changes in one locale, newest first",
+      description:
+        'Every change of a product’s texts in one locale, with who made it and where it came from, newest first; paged.',
       security: BEARER,
       params: S.ProductParams,
       querystring: S.HistoryQuery,
@@ -86,6 +90,8 @@ export function productRoutes(app: Api, services: { products: ProductsService })
       operationId: 'products.revert',
       tags,
       summary: 'Sets a product text back to its value before (or after) a history entry',
+      description:
+        'Writes a product text as it was before (or, with `after`, just after) a history entry, as a new change. Pending until pushed.',
       security: BEARER,
       params: ProjectParams,
       body: S.RevertBody,

@@ -54,6 +54,8 @@ export function projectRoutes(app: Api, services: { projects: ProjectsService })
       operationId: 'projects.get',
       tags,
       summary: 'Read one project with its metadata',
+      description:
+        'The project with its store identifiers and metadata (its locales, last sync). 404 when it does not exist or is outside the caller’s scope.',
       security: BEARER,
       params: S.ProjectParams,
       response: { 200: S.GetProjectResponse, ...ERRORS },

@@ -18,6 +18,8 @@ export function releaseRoutes(app: Api, services: { releases: ReleasesService })
       operationId: 'releases.list',
       tags,
       summary: 'App Store versions and Google Play tracks, as the last sync read them',
+      description:
+        'What the last sync read: App Store versions (state, editable, first version) and Google Play tracks with their releases (status, rollout fraction, notes). Sync to refresh it.',
       security: BEARER,
       params: ProjectParams,
       response: { 200: S.ReleasesResponse, ...ERRORS },
@@ -56,6 +58,8 @@ export function releaseRoutes(app: Api, services: { releases: ReleasesService })
       operationId: 'releaseNotes.list',
       tags,
       summary: 'Release notes per locale, with base and working copy',
+      description:
+        'App Store What’s New of a version (default: the one being prepared) or Google Play notes per release of a track, per locale with their state against the store.',
       security: BEARER,
       params: ProjectParams,
       querystring: S.NotesQuery,
@@ -96,6 +100,8 @@ export function releaseRoutes(app: Api, services: { releases: ReleasesService })
       operationId: 'releaseNotes.history',
       tags,
       summary: "A Google Play note's changes, newest first",
+      description:
+        'Every change of one Google Play release note (track, version code, language), with who made it and where it came from, newest first; paged.',
       security: BEARER,
       params: S.PlayNoteParams,
       querystring: S.NoteHistoryQuery,
@@ -119,6 +125,8 @@ export function releaseRoutes(app: Api, services: { releases: ReleasesService })
       operationId: 'releaseNotes.revert',
       tags,
       summary: 'Sets a Google Play note back to its text before (or after) a history entry',
+      description:
+        'Writes the note as it was before (or, with `after`, just after) a history entry, as a new change with its own history entry. Pending until pushed.',
       security: BEARER,
       params: ProjectParams,
       body: S.RevertBody,

@@ -72,6 +72,8 @@ export function scheduleRoutes(app: Api, services: { schedules: SchedulesService
       operationId: 'schedules.get',
       tags,
       summary: 'One schedule, with its state and, once run, its operation',
+      description:
+        'Its state (scheduled, running, live, reverting, completed, held, failed, cancelled), times in UTC and as entered, what it pushes, its operations and, when held or failed, why.',
       security: BEARER,
       params: S.ScheduleParams,
       response: { 200: S.ScheduleResponse, ...ERRORS },

@@ -98,6 +98,8 @@ export function sessionRoutes(
       tags,
       security: PUBLIC,
       summary: 'Sign in with a passkey',
+      description:
+        'Verifies the passkey’s answer to the challenge from the options call and, when it matches a registered passkey, starts a dashboard session (the cookie).',
       body: Type.Object(
         { challengeId: Type.String({ maxLength: 100 }), response: WebAuthnResponse },
         { additionalProperties: false },
@@ -127,6 +129,8 @@ export function sessionRoutes(
         tags,
         security: BEARER,
         summary: 'Who am I',
+        description:
+          'Who the session or API key signs in as — the member, their role and organization — as the dashboard shows it in its header.',
         response: {
           200: Ok(
             Type.Object({
@@ -192,6 +196,8 @@ export function sessionRoutes(
         tags,
         security: BEARER,
         summary: 'Sign out one device',
+        description:
+          'Ends one of the caller’s own sessions (another device); the next request with its cookie is 401.',
         params: Type.Object({ sessionId: Type.String({ maxLength: 100 }) }),
         response: { 200: Ok(Type.Object({ signedOut: Type.Literal(true) })), ...ERRORS },
       },
@@ -226,6 +232,8 @@ export function sessionRoutes(
         tags,
         security: BEARER,
         summary: "The caller's passkeys",
+        description:
+          'The passkeys the caller registered: name, when added and last used; never key material.',
         response: { 200: Ok(Type.Object({ passkeys: Type.Array(PasskeySchema) })), ...ERRORS },
       },
       handler: async (request) => ok({ passkeys: await passkeys.list(contextOf(request)) }),
@@ -250,6 +258,8 @@ export function sessionRoutes(
         tags,
         security: BEARER,
         summary: 'Add a passkey',
+        description:
+          'Verifies the authenticator’s answer to the registration options and stores the passkey for signing in without an API key.',
         body: Type.Object(
           { response: WebAuthnResponse, name: Type.Optional(DisplayName) },
           { additionalProperties: false },
@@ -273,6 +283,7 @@ export function sessionRoutes(
         tags,
         security: BEARER,
         summary: 'Remove a passkey',
+        description: 'Removes one of the caller’s passkeys; it can no longer sign in.',
         params: Type.Object({ passkeyId: Type.String({ maxLength: 100 }) }),
         response: { 200: Ok(Type.Object({ removed: Type.Literal(true) })), ...ERRORS },
       },

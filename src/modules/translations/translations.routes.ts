@@ -49,6 +49,8 @@ export function translationRoutes(
       operationId: 'translations.exportAll',
       tags,
       summary: "Every target locale's XLIFF in one zip (`<locale>.xlf`)",
+      description:
+        'One XLIFF 1.2 file per target locale, zipped: source beside target, with notes for limits and glossary terms, to hand to translators.',
       security: BEARER,
       params: ProjectParams,
       querystring: S.ExportQuery,
@@ -158,6 +160,8 @@ export function translationRoutes(
       operationId: 'translations.get',
       tags,
       summary: 'One target locale: source beside target, what each was translated from, drafts',
+      description:
+        'Each text of the source locale beside the target locale’s, with what the target was translated from, whether the source changed since, and machine drafts waiting for review.',
       security: BEARER,
       params: S.LocaleParams,
       response: { 200: S.LocaleResponse, ...ERRORS },
@@ -215,6 +219,8 @@ export function translationRoutes(
       operationId: 'glossaries.list',
       tags,
       summary: "The organization's glossaries and this month's machine translation usage",
+      description:
+        'Each language pair’s glossary (terms kept as given by DeepL) and how many characters machine translation used this month against the plan’s allowance.',
       security: BEARER,
       response: { 200: S.GlossariesResponse, ...ERRORS },
     },
@@ -251,6 +257,8 @@ export function translationRoutes(
       operationId: 'glossaries.delete',
       tags,
       summary: 'Delete the glossary of a language pair (admin)',
+      description:
+        'Removes the glossary of one language pair, here and its copy at DeepL; later translations of that pair use none. Admins.',
       security: BEARER,
       params: S.GlossaryParams,
       response: { 200: Ok(Type.Object({ deleted: Type.Boolean() })), ...ERRORS },

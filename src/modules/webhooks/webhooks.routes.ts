@@ -18,6 +18,8 @@ export function webhookRoutes(app: Api, services: { webhooks: WebhooksService })
       operationId: 'webhooks.list',
       tags,
       summary: 'Webhook endpoints',
+      description:
+        'The organization’s endpoints with their events and state (enabled, or disabled after failing too long, with the reason and since when); never their secrets. Admins.',
       security: BEARER,
       response: { 200: S.WebhooksResponse, ...ERRORS },
     },
@@ -45,6 +47,8 @@ export function webhookRoutes(app: Api, services: { webhooks: WebhooksService })
       operationId: 'webhooks.get',
       tags,
       summary: 'A webhook endpoint',
+      description:
+        'One endpoint: its URL, events and state (enabled, or why and since when it is disabled); never its secret. Admins.',
       security: BEARER,
       params: S.WebhookParams,
       response: { 200: S.WebhookResponse, ...ERRORS },
@@ -58,6 +62,8 @@ export function webhookRoutes(app: Api, services: { webhooks: WebhooksService })
       operationId: 'webhooks.update',
       tags,
       summary: 'Change or re-enable a webhook endpoint',
+      description:
+        'Changes the URL, the events or the description; `enabled: true` re-enables an endpoint that was disabled after failing for too long. Admins.',
       security: BEARER,
       params: S.WebhookParams,
       body: S.UpdateWebhookBody,
@@ -72,6 +78,7 @@ export function webhookRoutes(app: Api, services: { webhooks: WebhooksService })
       operationId: 'webhooks.delete',
       tags,
       summary: 'Remove a webhook endpoint and its delivery log',
+      description: 'Removes the endpoint and its delivery log; deliveries not yet made are dropped. Admins.',
       security: BEARER,
       params: S.WebhookParams,
       response: { 200: MessageResponse, ...ERRORS },
@@ -103,6 +110,8 @@ export function webhookRoutes(app: Api, services: { webhooks: WebhooksService })
       operationId: 'webhooks.test',
       tags,
       summary: 'Send a test delivery (`webhook.test`)',
+      description:
+        'Queues a `webhook.test` delivery to the endpoint (also when it is disabled), signed like any delivery, and answers that delivery; read its outcome in the delivery log. Admins.',
       security: BEARER,
       params: S.WebhookParams,
       response: { 202: S.DeliveryResponse, ...ERRORS },
@@ -139,6 +148,8 @@ export function webhookRoutes(app: Api, services: { webhooks: WebhooksService })
       operationId: 'webhooks.redeliver',
       tags,
       summary: 'Send a delivery again (same webhook-id)',
+      description:
+        'Sends a delivery again now with the same webhook-id (receivers deduplicate by it); its retry schedule starts over. 409 while it is being sent. Admins.',
       security: BEARER,
       params: S.DeliveryParams,
       response: { 202: S.DeliveryResponse, ...ERRORS },

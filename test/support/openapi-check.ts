@@ -20,7 +20,7 @@ const pointer = (...parts: string[]) =>
 export function createResponseChecker(doc: Doc) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
-  ajv.addSchema({ ...doc, $id: 'openapi.json' } as object);
+  ajv.addSchema({ ...doc, $id: 'openapi.json' });
   const byId = new Map<string, { path: string; method: string; responses: Record<string, any> }>();
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(item)) {

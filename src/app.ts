@@ -237,7 +237,7 @@ export async function buildApp(
     },
     { prefix: '/api/v1' },
   );
-  mcpRoutes(app, services, charge);
+  mcpRoutes(app, services, charge, routes);
   await app.register(
     async (dashboard: Api) => {
       dashboard.addHook('onRequest', cookies.checkSignIn);

@@ -9,6 +9,8 @@ export interface RouteEntry {
   method: string;
   url: string;
   operationId: string | undefined;
+  /** The route's response schemas by status, as declared (TypeBox, i.e. JSON Schema). */
+  responses: Record<string, unknown> | undefined;
   /** Matches a concrete path of this route (parameters as any segment). */
   pattern: RegExp;
 }
@@ -34,6 +36,9 @@ export function recordRoutes(app: FastifyInstance): RouteEntry[] {
         get operationId() {
           return route.schema?.operationId;
         },
+        get responses() {
+          return route.schema?.response as Record<string, unknown> | undefined;
+        },
       });
     }
   });
@@ -50,4 +55,17 @@ export function methodsFor(routes: RouteEntry[], path: string): string[] {
   const matching = routes.filter((route) => route.pattern.test(path));
   if (matching.every(isCatchAll)) return [];
   return [...new Set(matching.map((route) => route.method))].sort();
+}
+
+/**
+ * The `data` schema of an operation's success answer (its 200, 201 or 202 envelope), as the route
+ * declares it: what an MCP tool over the same domain function answers too.
+ */
+export function successDataSchema(routes: RouteEntry[], operationId: string): object | undefined {
+  const route = routes.find((r) => r.operationId === operationId);
+  for (const status of ['200', '201', '202']) {
+    const envelope = route?.responses?.[status] as { properties?: { data?: object } } | undefined;
+    if (envelope?.properties?.data !== undefined) return envelope.properties.data;
+  }
+  return undefined;
 }

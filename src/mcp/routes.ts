@@ -6,6 +6,7 @@
 import type { Api } from '../http/api.js';
 import { contextOf, requireCaller } from '../http/identity.js';
 import type { ChargeRequests } from '../http/rate-limit.js';
+import { successDataSchema, type RouteEntry } from '../http/route-table.js';
 import type { Services } from '../services.js';
 
 let mcpServer: Promise<typeof import('./server.js')> | null = null;
@@ -22,7 +23,13 @@ const METHOD_NOT_ALLOWED = {
  * batches) is charged one request per message against the plan's rate limit, before any of it
  * runs: the HTTP request itself counted one already.
  */
-export function mcpRoutes(app: Api, services: Services, chargeRequests: ChargeRequests): void {
+export function mcpRoutes(
+  app: Api,
+  services: Services,
+  chargeRequests: ChargeRequests,
+  routes: RouteEntry[],
+): void {
+  const dataSchemaOf = (operationId: string) => successDataSchema(routes, operationId);
   app.register(async (scope: Api) => {
     scope.addHook('onRequest', requireCaller);
     const config = {
@@ -39,7 +46,7 @@ export function mcpRoutes(app: Api, services: Services, chargeRequests: ChargeRe
       for (const [name, value] of Object.entries(reply.getHeaders())) {
         if (value !== undefined) reply.raw.setHeader(name, value);
       }
-      await answerMcp(services, ctx, request.raw, reply.raw, request.body);
+      await answerMcp(services, ctx, request.raw, reply.raw, request.body, dataSchemaOf);
     });
     for (const method of ['GET', 'DELETE'] as const) {
       scope.route({

@@ -4,6 +4,7 @@
  * organization scope and rate limit as REST. Every tool is a thin adapter over a domain service.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OperationId, RequestContext } from '../modules/access/index.js';
@@ -18,6 +19,7 @@ import { productTools } from './tools/products.js';
 import { marketingTools } from './tools/marketing.js';
 import { detailTools } from './tools/details.js';
 import { scheduleTools } from './tools/schedules.js';
+import { outputSchemaFor, type DataSchemaOf } from './output-schemas.js';
 import { syncTools } from './tools/sync.js';
 import { translationTools } from './tools/translations.js';
 
@@ -108,7 +110,11 @@ const TOOL_GROUPS: ((server: McpServer, ctx: RequestContext, services: Services)
   translationTools,
 ];
 
-export function createMcpServer(services: Services, ctx: RequestContext): McpServer {
+export function createMcpServer(
+  services: Services,
+  ctx: RequestContext,
+  dataSchemaOf?: DataSchemaOf,
+): McpServer {
   const server = new McpServer(
     { name: 'appmeta', version: '1.0.0' },
     {
@@ -117,8 +123,41 @@ export function createMcpServer(services: Services, ctx: RequestContext): McpSer
         'list_projects → get_listings → update_listing → get_diff → push_project with dryRun, then without.',
     },
   );
+  if (dataSchemaOf !== undefined) {
+    // Every tool declares what it answers: its operation's REST data (output-schemas.ts).
+    const register = server.registerTool.bind(server);
+    server.registerTool = ((name: string, config: { outputSchema?: unknown }, callback: unknown) => {
+      const operations = (TOOL_OPERATIONS as Record<string, readonly string[]>)[name] ?? [];
+      const outputSchema = config.outputSchema ?? outputSchemaFor(name, operations, dataSchemaOf);
+      return register(
+        name,
+        { ...config, ...(outputSchema !== undefined && { outputSchema }) } as never,
+        callback as never,
+      );
+    }) as typeof server.registerTool;
+  }
   for (const register of TOOL_GROUPS) register(server, ctx, services);
+  refuseUnknownTools(server);
   return server;
+}
+
+type Handler = (request: { params: { name: string } }, extra: unknown) => Promise<unknown>;
+
+/**
+ * A call of a tool that does not exist is a JSON-RPC error (-32602), as MCP specifies, not a tool
+ * result: the SDK answers it as a failed tool, which an agent reads as the tool having run.
+ */
+function refuseUnknownTools(server: McpServer): void {
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
+  const call = handlers.get('tools/call');
+  const known = (server as unknown as { _registeredTools: Record<string, unknown> })._registeredTools;
+  if (call === undefined) return;
+  server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    if (!Object.hasOwn(known, request.params.name)) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    }
+    return call(request, extra) as never;
+  });
 }
 
 /**
@@ -131,8 +170,9 @@ export async function answerMcp(
   request: IncomingMessage,
   response: ServerResponse,
   body: unknown,
+  dataSchemaOf: DataSchemaOf,
 ): Promise<void> {
-  const server = createMcpServer(services, ctx);
+  const server = createMcpServer(services, ctx, dataSchemaOf);
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

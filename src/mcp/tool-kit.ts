@@ -59,3 +59,12 @@ export async function run(ctx: RequestContext, work: () => Promise<unknown>): Pr
 
 export const READ = { readOnlyHint: true, openWorldHint: false } as const;
 export const WRITE = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
+
+/** A page of a list as REST answers it: the entries, with the page they are (`limit`, `offset`). */
+export async function paged<T extends object>(
+  page: { limit?: number | undefined; offset?: number | undefined },
+  read: (page: { limit: number; offset: number }) => Promise<T>,
+): Promise<T & { limit: number; offset: number }> {
+  const asked = { limit: page.limit ?? 20, offset: page.offset ?? 0 };
+  return { ...(await read(asked)), ...asked };
+}

@@ -1,6 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOL_OPERATIONS } from '../../src/mcp/server.js';
 import { startHarness, type Actor, type Harness, type TestOrganization } from '../support/harness.js';
 import { distinctColour, image, upload } from '../support/media.js';
 
@@ -112,6 +115,70 @@ describe('MCP endpoint at /mcp', () => {
     expect(byName.update_listing!.inputSchema.required).toEqual(
       expect.arrayContaining(['projectId', 'store', 'locale', 'fields']),
     );
+  });
+
+  it('declares an output schema for every tool, and refuses an unknown tool as a protocol error', async () => {
+    const client = await connect(actors.admin.apiKey);
+    const { tools } = await client.listTools();
+    const missing = tools.filter((t) => t.outputSchema?.type !== 'object').map((t) => t.name);
+    expect(missing).toEqual([]);
+    // The SDK client checks each structured answer against the tool's schema: one that did not
+    // match would be thrown here. And the server checked it before answering.
+    const projectId = (await h.given.project(actors.admin, { appStoreAppId: '1' })).id;
+    const listed = await client.callTool({ name: 'list_projects', arguments: {} });
+    expect(listed.isError).not.toBe(true);
+    expect(tools.find((t) => t.name === 'get_project')!.outputSchema!.required).toEqual(['project']);
+    const read = await client.callTool({ name: 'get_project', arguments: { projectId } });
+    expect((read.structuredContent as any).project.id).toBe(projectId);
+    await expect(client.callTool({ name: 'delete_everything', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown tool: delete_everything'),
+    });
+  });
+
+  it('keeps the README’s tool table as tools/list answers it', async () => {
+    const client = await connect(actors.viewer.apiKey);
+    const { tools } = await client.listTools();
+    const rows = tools
+      .map((t) => [
+        `\`${t.name}\``,
+        t.title ?? '',
+        (TOOL_OPERATIONS as Record<string, readonly string[]>)[t.name]!.map((o) => `\`${o}\``).join(', '),
+        t.annotations?.readOnlyHint === true
+          ? 'reads'
+          : t.annotations?.destructiveHint === true
+            ? 'writes, destructive'
+            : 'writes',
+      ])
+      .sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
+    const generated = [
+      '| tool | does | operations | kind |',
+      '| --- | --- | --- | --- |',
+      ...rows.map((r) => `| ${r.join(' | ')} |`),
+    ];
+    const readme = path.join(import.meta.dirname, '../../README.md');
+    const text = fs.readFileSync(readme, 'utf8');
+    const [before, rest] = text.split('<!-- tools:start -->\n');
+    const [table, after] = rest!.split('<!-- tools:end -->');
+    if (process.env.APPMETA_README_UPDATE === '1') {
+      fs.writeFileSync(
+        readme,
+        `${before}<!-- tools:start -->\n${generated.join('\n')}\n<!-- tools:end -->${after}`,
+      );
+      return;
+    }
+    // Cells compared, not padding: prettier aligns the columns.
+    const cells = (lines: string[]) =>
+      lines
+        .filter((line) => line.startsWith('|') && !/^\|[\s|:-]+\|$/.test(line))
+        .map((line) =>
+          line
+            .split('|')
+            .slice(1, -1)
+            .map((cell) => cell.trim())
+            .join(' | '),
+        );
+    expect(cells(table!.trim().split('\n'))).toEqual(cells(generated));
   });
 
   it('lets a member do what REST lets a member do, with the same results', async () => {

@@ -17,6 +17,8 @@ export function fastlaneTools(server: McpServer, ctx: RequestContext, services: 
         'fastlane/metadata/<locale>/<field>.txt (deliver, App Store) and fastlane/metadata/android/<language>/<field>.txt ' +
         '(supply, Google Play), as a map of path → text.',
       inputSchema: { projectId },
+      // The REST route answers a zip; the tool answers its files.
+      outputSchema: { files: z.record(z.string(), z.string()).describe('path → file text') },
       annotations: READ,
     },
     (args) =>

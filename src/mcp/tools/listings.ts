@@ -4,7 +4,17 @@ import { z } from 'zod';
 import type { RequestContext } from '../../modules/access/index.js';
 import { type FieldEdits } from '../../modules/listings/index.js';
 import type { Services } from '../../services.js';
-import { run, READ, WRITE, store, storeSelection, projectId, locale, listingFields } from '../tool-kit.js';
+import {
+  paged,
+  run,
+  READ,
+  WRITE,
+  store,
+  storeSelection,
+  projectId,
+  locale,
+  listingFields,
+} from '../tool-kit.js';
 
 export function listingTools(server: McpServer, ctx: RequestContext, services: Services): void {
   const { projects, listings, diffs, approvals, approvalRequests } = services;
@@ -105,10 +115,7 @@ export function listingTools(server: McpServer, ctx: RequestContext, services: S
     },
     (args) =>
       run(ctx, () =>
-        listings.history(ctx, args.projectId, args.store, args.locale, {
-          limit: args.limit ?? 20,
-          offset: args.offset ?? 0,
-        }),
+        paged(args, (page) => listings.history(ctx, args.projectId, args.store, args.locale, page)),
       ),
   );
 

@@ -6,7 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { RequestContext } from '../../modules/access/index.js';
 import type { Services } from '../../services.js';
-import { run, READ, WRITE, store, projectId, locale } from '../tool-kit.js';
+import { paged, run, READ, WRITE, store, projectId, locale } from '../tool-kit.js';
 
 /** A slot's type, as both stores name them. */
 const slotType = z
@@ -107,7 +107,7 @@ export function mediaTools(server: McpServer, ctx: RequestContext, services: Ser
       annotations: READ,
     },
     ({ projectId: id, limit, offset, ...slot }) =>
-      run(ctx, () => media.history(ctx, id, slot, { limit: limit ?? 20, offset: offset ?? 0 })),
+      run(ctx, () => paged({ limit, offset }, (page) => media.history(ctx, id, slot, page))),
   );
 
   server.registerTool(

@@ -47,7 +47,11 @@ export function projectTools(server: McpServer, ctx: RequestContext, services: S
       },
       annotations: WRITE,
     },
-    (args) => run(ctx, async () => ({ project: await projects.create(ctx, args) })),
+    (args) =>
+      run(ctx, async () => {
+        const project = await projects.create(ctx, args);
+        return { projectId: project.id, project };
+      }),
   );
 
   server.registerTool(

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { RequestContext } from '../../modules/access/index.js';
 import { APP_STORE_ACTIONS, PLAY_ACTIONS } from '../../modules/releases/index.js';
 import type { Services } from '../../services.js';
-import { run, READ, WRITE, projectId } from '../tool-kit.js';
+import { paged, run, READ, WRITE, projectId } from '../tool-kit.js';
 
 const release = z.object({
   store: z.enum(['appstore', 'playstore']),
@@ -44,15 +44,17 @@ export function scheduleTools(server: McpServer, ctx: RequestContext, services: 
     },
     ({ projectId: id, status, from, to }) =>
       run(ctx, () =>
-        schedules.list(
-          ctx,
-          id,
-          {
-            ...(status !== undefined && { status }),
-            ...(from !== undefined && { from }),
-            ...(to !== undefined && { to }),
-          },
-          { limit: 100, offset: 0 },
+        paged({ limit: 100 }, (page) =>
+          schedules.list(
+            ctx,
+            id,
+            {
+              ...(status !== undefined && { status }),
+              ...(from !== undefined && { from }),
+              ...(to !== undefined && { to }),
+            },
+            page,
+          ),
         ),
       ),
   );

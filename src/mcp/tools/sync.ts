@@ -3,7 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { RequestContext } from '../../modules/access/index.js';
 import type { Services } from '../../services.js';
-import { run, READ, WRITE, storeSelection, projectId, locale } from '../tool-kit.js';
+import { paged, run, READ, WRITE, storeSelection, projectId, locale } from '../tool-kit.js';
 
 export function syncTools(server: McpServer, ctx: RequestContext, services: Services): void {
   const { sync, push, operations, background } = services;
@@ -124,9 +124,6 @@ export function syncTools(server: McpServer, ctx: RequestContext, services: Serv
       },
       annotations: READ,
     },
-    (args) =>
-      run(ctx, () =>
-        operations.list(ctx, args.projectId, { limit: args.limit ?? 20, offset: args.offset ?? 0 }),
-      ),
+    (args) => run(ctx, () => paged(args, (page) => operations.list(ctx, args.projectId, page))),
   );
 }

@@ -19,6 +19,8 @@ import { productsCommands } from './commands/products.js';
 import { marketingCommands } from './commands/marketing.js';
 import { detailsCommands } from './commands/details.js';
 import { schedulesCommands } from './commands/schedules.js';
+import { remoteCommands } from './commands/remote.js';
+import { RemoteError } from './remote.js';
 import { secretsCommands } from './commands/secrets.js';
 import { translationsCommands } from './commands/translations.js';
 
@@ -53,6 +55,13 @@ export const COMMAND_OPERATIONS = {
   'product-pages list': 'productPages.list',
   'app-events list': 'appEvents.list',
   'details get': 'details.get',
+  // A user of a running server (design.md §21), over REST with an API key.
+  'projects list': 'projects.list',
+  pull: 'projects.sync',
+  diff: 'listings.diff',
+  push: 'projects.push',
+  import: 'listings.import',
+  export: 'listings.export',
   'schedules list': 'schedules.list',
   'schedules create': 'schedules.create',
   'schedules cancel': 'schedules.cancel',
@@ -80,6 +89,7 @@ const COMMAND_GROUPS: ((program: Command, output: () => Output) => void)[] = [
   detailsCommands,
   schedulesCommands,
   translationsCommands,
+  remoteCommands,
 ];
 
 export function buildCli(): Command {
@@ -111,15 +121,17 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     const [code, message, exitCode] =
-      error instanceof ConfigError
-        ? ['INVALID_CONFIGURATION', error.problems.join('; '), 2]
-        : error instanceof DatabaseOpenError
-          ? ['DATABASE_UNAVAILABLE', error.message, 2]
-          : error instanceof StartupError
-            ? ['STARTUP_FAILED', error.message, 2]
-            : error instanceof AppError
-              ? [error.code, error.message, 1]
-              : ['INTERNAL_ERROR', (error as Error).message, 1];
+      error instanceof RemoteError
+        ? [error.code, error.message, error.exitCode]
+        : error instanceof ConfigError
+          ? ['INVALID_CONFIGURATION', error.problems.join('; '), 2]
+          : error instanceof DatabaseOpenError
+            ? ['DATABASE_UNAVAILABLE', error.message, 2]
+            : error instanceof StartupError
+              ? ['STARTUP_FAILED', error.message, 2]
+              : error instanceof AppError
+                ? [error.code, error.message, 1]
+                : ['INTERNAL_ERROR', (error as Error).message, 1];
     if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
     else process.stderr.write(`appmeta: ${message}\n`);
     process.exitCode = exitCode;

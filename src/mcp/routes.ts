@@ -12,6 +12,9 @@ import type { Services } from '../services.js';
 let mcpServer: Promise<typeof import('./server.js')> | null = null;
 const loadMcpServer = () => (mcpServer ??= import('./server.js'));
 
+/** An MCP request's JSON, with room for upload_screenshot's largest base64 file and its envelope. */
+const MCP_BODY_LIMIT_BYTES = 12 * 1024 * 1024;
+
 const METHOD_NOT_ALLOWED = {
   jsonrpc: '2.0',
   error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; use POST' },
@@ -35,19 +38,24 @@ export function mcpRoutes(
     const config = {
       noIdempotencyKey: 'MCP requests are JSON-RPC messages; send the key with the REST route',
     };
-    scope.post('/mcp', { schema: { hide: true }, config }, async (request, reply) => {
-      if (Array.isArray(request.body) && request.body.length > 1) {
-        await chargeRequests(request, reply, request.body.length - 1);
-      }
-      const ctx = contextOf(request);
-      const { answerMcp } = await loadMcpServer();
-      // The reply is handed to the transport; carry over the headers set so far (request id, rate limits).
-      reply.hijack();
-      for (const [name, value] of Object.entries(reply.getHeaders())) {
-        if (value !== undefined) reply.raw.setHeader(name, value);
-      }
-      await answerMcp(services, ctx, request.raw, reply.raw, request.body, dataSchemaOf);
-    });
+    // A screenshot travels base64 inside the JSON-RPC message (upload_screenshot, 8 MiB decoded).
+    scope.post(
+      '/mcp',
+      { schema: { hide: true }, config, bodyLimit: MCP_BODY_LIMIT_BYTES },
+      async (request, reply) => {
+        if (Array.isArray(request.body) && request.body.length > 1) {
+          await chargeRequests(request, reply, request.body.length - 1);
+        }
+        const ctx = contextOf(request);
+        const { answerMcp } = await loadMcpServer();
+        // The reply is handed to the transport; carry over the headers set so far (request id, rate limits).
+        reply.hijack();
+        for (const [name, value] of Object.entries(reply.getHeaders())) {
+          if (value !== undefined) reply.raw.setHeader(name, value);
+        }
+        await answerMcp(services, ctx, request.raw, reply.raw, request.body, dataSchemaOf);
+      },
+    );
     for (const method of ['GET', 'DELETE'] as const) {
       scope.route({
         method,

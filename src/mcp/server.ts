@@ -19,6 +19,7 @@ import { productTools } from './tools/products.js';
 import { marketingTools } from './tools/marketing.js';
 import { detailTools } from './tools/details.js';
 import { scheduleTools } from './tools/schedules.js';
+import { adminTools } from './tools/admin.js';
 import { outputSchemaFor, type DataSchemaOf } from './output-schemas.js';
 import { syncTools } from './tools/sync.js';
 import { translationTools } from './tools/translations.js';
@@ -34,6 +35,8 @@ export const TOOL_OPERATIONS = {
   update_project: ['projects.update'],
   get_listings: ['listings.list', 'listings.get'],
   update_listing: ['listings.update'],
+  validate_listing: ['listings.validate'],
+  delete_locale: ['listings.delete'],
   get_diff: ['listings.diff'],
   sync_project: ['projects.sync'],
   // A dry run writes nothing: anyone who may read the diff may ask for one.
@@ -55,6 +58,7 @@ export const TOOL_OPERATIONS = {
   list_media: ['media.list'],
   reorder_media: ['media.reorder'],
   copy_media: ['media.copy'],
+  upload_screenshot: ['media.upload'],
   remove_media: ['media.delete'],
   get_media_history: ['media.history'],
   revert_media: ['media.revert'],
@@ -83,6 +87,13 @@ export const TOOL_OPERATIONS = {
   get_translations: ['translations.status', 'translations.get'],
   machine_translate: ['translations.machine'],
   accept_translations: ['translations.accept'],
+  list_glossaries: ['glossaries.list'],
+  set_glossary: ['glossaries.set'],
+  delete_glossary: ['glossaries.delete'],
+  list_webhooks: ['webhooks.list'],
+  create_webhook: ['webhooks.create'],
+  delete_webhook: ['webhooks.delete'],
+  list_audit_log: ['auditLog.list'],
 } as const satisfies Record<string, readonly OperationId[]>;
 
 /** The resources and the operation that reads each. */
@@ -108,6 +119,7 @@ const TOOL_GROUPS: ((server: McpServer, ctx: RequestContext, services: Services)
   detailTools,
   scheduleTools,
   translationTools,
+  adminTools,
 ];
 
 export function createMcpServer(

@@ -103,6 +103,16 @@ describe('MCP endpoint at /mcp', () => {
         'cancel_schedule',
         'get_release_controls',
         'apply_release_control',
+        'validate_listing',
+        'delete_locale',
+        'upload_screenshot',
+        'list_glossaries',
+        'set_glossary',
+        'delete_glossary',
+        'list_webhooks',
+        'create_webhook',
+        'delete_webhook',
+        'list_audit_log',
       ].sort(),
     );
     for (const tool of tools) {
@@ -134,6 +144,93 @@ describe('MCP endpoint at /mcp', () => {
       code: -32602,
       message: expect.stringContaining('Unknown tool: delete_everything'),
     });
+  });
+
+  it('validates before writing, uploads a screenshot, deletes a locale, keeps glossaries and webhooks, reads the audit', async () => {
+    const projectId = (await h.given.project(actors.admin, { playStorePackageName: 'com.example.mcp' })).id;
+    const member = await connect(actors.member.apiKey);
+    const admin = await connect(actors.admin.apiKey);
+    const tooLong = await call(member, 'validate_listing', {
+      projectId,
+      store: 'playstore',
+      locale: 'de-DE',
+      fields: { title: 'x'.repeat(31), shortDescription: 'Wetter' },
+    });
+    expect(tooLong.data.error.details).toEqual([
+      expect.objectContaining({ field: 'title', limit: 30, length: 31 }),
+    ]);
+    const fine = await call(member, 'validate_listing', {
+      projectId,
+      store: 'playstore',
+      locale: 'de-DE',
+      fields: { title: 'Wetter' },
+    });
+    expect(fine.data).toMatchObject({ valid: true });
+    // Nothing was written by either.
+    expect(
+      (await actors.member.api.get(`/api/v1/projects/${projectId}/listings`)).body.data.listings,
+    ).toEqual([]);
+
+    const png = await image({ width: 320, height: 640, colour: distinctColour() });
+    const uploaded = await call(member, 'upload_screenshot', {
+      projectId,
+      store: 'playstore',
+      locale: 'de-DE',
+      slotType: 'phoneScreenshots',
+      fileName: 'home.png',
+      base64: png.toString('base64'),
+    });
+    expect(uploaded.isError, JSON.stringify(uploaded.data)).toBe(false);
+    expect(uploaded.data).toMatchObject({ width: 320, height: 640, position: 1, replaced: null });
+    const tiny = await call(member, 'upload_screenshot', {
+      projectId,
+      store: 'playstore',
+      locale: 'de-DE',
+      slotType: 'phoneScreenshots',
+      fileName: 'tiny.png',
+      base64: (await image({ width: 40, height: 40, colour: distinctColour() })).toString('base64'),
+    });
+    expect(tiny.data.error.code).toBe('INVALID_REQUEST');
+
+    await call(member, 'update_listing', {
+      projectId,
+      store: 'playstore',
+      locale: 'de-DE',
+      fields: { title: 'Wetter' },
+    });
+    expect(
+      (await call(member, 'delete_locale', { projectId, store: 'playstore', locale: 'de-DE' })).data,
+    ).toEqual({
+      deleted: true,
+      pendingStoreRemoval: false,
+    });
+
+    // An admin's organization tools; a member is refused them as over REST.
+    expect((await call(member, 'list_webhooks')).data.error.code).toBe('FORBIDDEN');
+    const hook = await call(admin, 'create_webhook', {
+      url: 'https://hooks.example.com/mcp',
+      events: ['push.completed'],
+    });
+    expect(hook.data.secret).toMatch(/^whsec_/);
+    expect((await call(admin, 'list_webhooks')).data.webhooks.map((w: { id: string }) => w.id)).toContain(
+      hook.data.webhook.id,
+    );
+    expect((await call(admin, 'delete_webhook', { webhookId: hook.data.webhook.id })).data).toEqual({
+      deleted: true,
+    });
+    const glossary = await call(admin, 'set_glossary', {
+      source: 'en',
+      target: 'de',
+      terms: ['Weather Pro'],
+    });
+    expect(glossary.isError, JSON.stringify(glossary.data)).toBe(false);
+    expect((await call(admin, 'list_glossaries')).data.glossaries).toHaveLength(1);
+    expect((await call(admin, 'delete_glossary', { source: 'en', target: 'de' })).data).toEqual({
+      deleted: true,
+    });
+    const audit = await call(admin, 'list_audit_log', { projectId, limit: 5 });
+    expect(audit.data).toMatchObject({ limit: 5, offset: 0 });
+    expect(audit.data.entries.map((e: { action: string }) => e.action)).toContain('listings.delete');
   });
 
   it('keeps the README’s tool table as tools/list answers it', async () => {

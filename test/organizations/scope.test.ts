@@ -132,6 +132,10 @@ const CASES: Record<string, Case> = {
     },
   },
   'listings.update': { kind: 'locale', call: (v, s) => v.json('PATCH', listing(s), { subtitle: 'Regen' }) },
+  'listings.validate': {
+    kind: 'locale',
+    call: (v, s) => v.json('POST', `${listing(s)}/validate`, { subtitle: 'Regen' }),
+  },
   'listings.delete': {
     kind: 'locale',
     call: async (v, s) => {
@@ -566,6 +570,33 @@ const TOOL_CASES: Record<
       const queued = await admin.api.request('POST', `${api(s)}/sync`, {}, { prefer: 'respond-async' });
       return { projectId: s.project, operationId: queued.body.data.operation.id };
     },
+  },
+  validate_listing: {
+    kind: 'locale',
+    args: async (s) => ({
+      projectId: s.project,
+      store: 'appstore',
+      locale: s.locale,
+      fields: { subtitle: 'Regen' },
+    }),
+  },
+  delete_locale: {
+    kind: 'locale',
+    args: async (s) => {
+      await admin.api.patch(listing(s), { subtitle: 'Regen' });
+      return { projectId: s.project, store: 'appstore', locale: s.locale };
+    },
+  },
+  upload_screenshot: {
+    kind: 'locale',
+    args: async (s) => ({
+      projectId: s.project,
+      store: 'playstore',
+      locale: s.locale,
+      slotType: 'phoneScreenshots',
+      fileName: 'shot.png',
+      base64: (await image({ width: 320, height: 640, colour: distinctColour() })).toString('base64'),
+    }),
   },
   update_listing: {
     kind: 'locale',

@@ -61,6 +61,40 @@ export function listingTools(server: McpServer, ctx: RequestContext, services: S
   );
 
   server.registerTool(
+    'validate_listing',
+    {
+      title: 'Check listing texts without saving them',
+      description:
+        'The checks update_listing makes — every problem at once, each with its field, limit and length — without ' +
+        'writing anything; answers the advice (warnings) the listing would get. Draft, validate, then update.',
+      inputSchema: {
+        projectId,
+        store,
+        locale,
+        fields: listingFields.describe('field name → text, or null to clear'),
+      },
+      annotations: READ,
+    },
+    (args) =>
+      run(ctx, () =>
+        listings.validate(ctx, args.projectId, args.store, args.locale, args.fields as FieldEdits),
+      ),
+  );
+
+  server.registerTool(
+    'delete_locale',
+    {
+      title: 'Delete a locale',
+      description:
+        'Removes one store’s listing in one locale here. If the store has it, only a push with prune: true removes ' +
+        'it there (`pendingStoreRemoval`).',
+      inputSchema: { projectId, store, locale },
+      annotations: { ...WRITE, destructiveHint: true },
+    },
+    (args) => run(ctx, () => listings.remove(ctx, args.projectId, args.store, args.locale)),
+  );
+
+  server.registerTool(
     'get_diff',
     {
       title: 'Get pending changes',

@@ -1,12 +1,16 @@
 /**
- * Screenshots and app previews: an agent lists, orders, copies and removes them; uploading binaries
- * stays with REST, the CLI and the dashboard.
+ * Screenshots and app previews: an agent lists, uploads (as base64, bounded), orders, copies and
+ * removes them. Large files (videos) stay with REST, the CLI and the dashboard.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { RequestContext } from '../../modules/access/index.js';
 import type { Services } from '../../services.js';
 import { paged, run, READ, WRITE, store, projectId, locale } from '../tool-kit.js';
+
+/** The largest file upload_screenshot takes (an MCP request is JSON: the /mcp route's body limit allows it). */
+export const UPLOAD_MAX_BYTES = 8 * 1024 * 1024;
 
 /** A slot's type, as both stores name them. */
 const slotType = z
@@ -76,6 +80,39 @@ export function mediaTools(server: McpServer, ctx: RequestContext, services: Ser
       annotations: { ...WRITE, idempotentHint: true },
     },
     ({ projectId: id, ...input }) => run(ctx, () => media.copy(ctx, id, input)),
+  );
+
+  server.registerTool(
+    'upload_screenshot',
+    {
+      title: 'Upload a screenshot',
+      description:
+        `Adds an image (base64, at most ${UPLOAD_MAX_BYTES / 1024 / 1024} MiB decoded) at the end of a slot, checked as ` +
+        'an upload over REST is: format, pixel size for the slot, count. Videos and larger files go through REST ' +
+        '(POST …/media/:store/:locale/:slotType) or the CLI.',
+      inputSchema: {
+        projectId,
+        store,
+        locale,
+        slotType,
+        productPage,
+        fileName: z.string().min(1).max(200).describe('e.g. home.png: its extension names the format'),
+        base64: z
+          .string()
+          .max(Math.ceil(UPLOAD_MAX_BYTES / 3) * 4)
+          .describe('The file, base64-encoded'),
+      },
+      annotations: WRITE,
+    },
+    ({ projectId: id, fileName, base64, ...slot }) =>
+      run(ctx, async () => {
+        const bytes = Buffer.from(base64, 'base64');
+        const result = await media.upload(ctx, id, slot, {
+          open: async () => ({ stream: Readable.from([bytes]), fileName }),
+        });
+        // As REST answers it: the item, with what it replaced and what could not be verified.
+        return { ...result.item, replaced: result.replaced, notVerified: result.notVerified };
+      }),
   );
 
   server.registerTool(

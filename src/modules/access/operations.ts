@@ -28,6 +28,8 @@ export const OPERATIONS = {
   'listings.list': anyone,
   'listings.get': anyone,
   'listings.update': editors,
+  // Checks texts, writes nothing: anyone who reads the listing may.
+  'listings.validate': anyone,
   'listings.delete': editors,
   'listings.diff': anyone,
   'listings.history': anyone,

@@ -95,6 +95,34 @@ export function listingRoutes(
     },
   });
 
+  app.post('/projects/:projectId/listings/:store/:locale/validate', {
+    schema: {
+      operationId: 'listings.validate',
+      tags,
+      summary: 'Check texts against the store’s rules without saving them',
+      description:
+        'The same checks as PATCH of the listing — every problem at once, 400 with one `details` entry per field — ' +
+        'but nothing is written; answers the advice the listing would get with these texts. For editors and agents ' +
+        'that draft before they save.',
+      security: BEARER,
+      params: S.ListingParams,
+      body: S.ListingPatch,
+      response: { 200: S.ValidateResponse, ...ERRORS },
+    },
+    handler: async (request) => {
+      const { projectId, store, locale } = request.params;
+      return ok(
+        await listings.validate(
+          contextOf(request),
+          projectId,
+          store,
+          locale,
+          request.body as Record<string, string | null>,
+        ),
+      );
+    },
+  });
+
   app.delete('/projects/:projectId/listings/:store/:locale', {
     schema: {
       operationId: 'listings.delete',

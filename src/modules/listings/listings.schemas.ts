@@ -55,6 +55,12 @@ export const ListingPatch = Type.Object(
 );
 
 export const EditResponse = Ok(Type.Object({ listing: ListingSchema, warnings: Warnings }));
+export const ValidateResponse = Ok(
+  Type.Object({
+    valid: Type.Literal(true, { description: 'Invalid texts are a 400 naming every field' }),
+    warnings: Warnings,
+  }),
+);
 
 /** Whether the pending changes need an approval, and whether they have one. */
 export const ApprovalState = Type.Object({

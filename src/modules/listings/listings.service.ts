@@ -6,7 +6,13 @@ import { mapLocale, STORE_LABEL, type Store } from '../../shared/stores.js';
 import { authorize, requireLocalesInScope, type OperationId, type RequestContext } from '../access/index.js';
 import { historyActor, type AuditLog } from '../audit/index.js';
 import type { ProjectsService } from '../projects/index.js';
-import { CROSS_STORE_FIELDS, fieldNames, isStoreField } from '../../shared/listing-fields.js';
+import {
+  CROSS_STORE_FIELDS,
+  fieldNames,
+  isStoreField,
+  listingWarnings,
+  type Warning,
+} from '../../shared/listing-fields.js';
 import type { EditSource, FieldEdits, HistoryEntry, Listing } from './listing.js';
 import {
   toListing,
@@ -119,6 +125,29 @@ export function createListingsService({ db, clock, projects, writer, audit }: Li
     },
 
     updateAs,
+
+    /**
+     * Checks edits as an update would — every problem at once, 400 with one detail per field — and
+     * writes nothing; answers the advice the texts would get (the listing as it would be).
+     */
+    async validate(
+      ctx: RequestContext,
+      projectId: string,
+      store: Store,
+      locale: string,
+      edits: FieldEdits,
+    ): Promise<{ valid: true; warnings: Warning[] }> {
+      authorize(ctx, 'listings.validate');
+      const project = await projects.require(ctx, projectId);
+      requireLocalesInScope(ctx, [locale]);
+      validateEdits(project, [{ store, locale, edits }]);
+      const row = await repo.find(db, projectId, store, locale);
+      const current =
+        row === undefined || row.status !== 'active'
+          ? {}
+          : Object.fromEntries((await repo.listFields(db, row.id)).map((f) => [f.field, f.value]));
+      return { valid: true, warnings: listingWarnings(store, { ...current, ...edits }) };
+    },
 
     /**
      * Deletes the local locale. A locale the store has (any base value) stays as a removal that

@@ -241,6 +241,26 @@ export interface paths {
         patch: operations["listings.update"];
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/listings/{store}/{locale}/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check texts against the store’s rules without saving them
+         * @description The same checks as PATCH of the listing — every problem at once, 400 with one `details` entry per field — but nothing is written; answers the advice the listing would get with these texts. For editors and agents that draft before they save.
+         */
+        post: operations["listings.validate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{projectId}/diff": {
         parameters: {
             query?: never;
@@ -3680,6 +3700,83 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "listings.validate": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again with the same request within 24 h to get the first response replayed (`Idempotent-Replayed: true`) instead of running it twice; another request with the key is 422 IDEMPOTENCY_KEY_REUSED, and while the first still runs, 409. A key belongs to its caller (the API key, or the session's member): another caller's identical key is unrelated; a replay checks the caller's current role. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+                store: "appstore" | "playstore";
+                /** @description The store's own code: Apple zh-Hans, Google zh-CN */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        /** @description Fields to change: App Store fields for an appstore listing, Google Play fields for a playstore listing. `null` or "" clears a field. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string | null;
+                    subtitle?: string | null;
+                    description?: string | null;
+                    keywords?: string | null;
+                    promotionalText?: string | null;
+                    whatsNew?: string | null;
+                    marketingUrl?: string | null;
+                    supportUrl?: string | null;
+                    privacyPolicyUrl?: string | null;
+                    title?: string | null;
+                    shortDescription?: string | null;
+                    fullDescription?: string | null;
+                    video?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /**
+                             * @description Invalid texts are a 400 naming every field
+                             * @enum {boolean}
+                             */
+                            valid: true;
+                            /** @description Advice that did not block the write */
+                            warnings: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];

@@ -15,6 +15,7 @@ import { parse } from 'yaml';
 import { BIN } from '../support/cli.js';
 import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from '../support/emulators.js';
 import { startHarness, type Harness, type TestOrganization } from '../support/harness.js';
+import { distinctColour, image } from '../support/media.js';
 
 const WORKFLOW = path.join(import.meta.dirname, '../../examples/github-actions/store-listings.yml');
 /** GitHub's own steps: the checkout, Node, and installing the CLI (here it is on the PATH). */
@@ -127,6 +128,23 @@ describe('the GitHub Actions example', () => {
     const bad = await run(`diff --project ${project} --json`, { APPMETA_KEY: 'amk_wrong' });
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout).error.code).toBe('UNAUTHORIZED');
+    // media upload goes through the server when one is named.
+    const play = (await h.given.project(org.admin, { playStorePackageName: PACKAGE })).id;
+    fs.writeFileSync(
+      path.join(dir, 'home.png'),
+      await image({ width: 320, height: 640, colour: distinctColour() }),
+    );
+    const uploaded = await run(
+      `media upload --project ${play} --store playstore --locale de-DE --slot phoneScreenshots home.png --json`,
+    );
+    expect(uploaded.code, uploaded.stderr).toBe(0);
+    expect(JSON.parse(uploaded.stdout).uploaded[0].item).toMatchObject({
+      position: 1,
+      width: 320,
+      height: 640,
+    });
+    const listed = await org.admin.api.get(`/api/v1/projects/${play}/media?store=playstore&locale=de-DE`);
+    expect(JSON.stringify(listed.body.data)).toContain(JSON.parse(uploaded.stdout).uploaded[0].item.sha256);
     // A member's push that needs an admin's approval first: 3.
     await org.admin.api.patch('/api/v1/organization', { settings: { requireApproval: true } });
     try {

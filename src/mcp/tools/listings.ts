@@ -16,6 +16,14 @@ import {
   listingFields,
 } from '../tool-kit.js';
 
+/** One store's listing in one locale and the fields to set: what update_listing writes and validate_listing checks. */
+const LISTING_EDIT = {
+  projectId,
+  store,
+  locale,
+  fields: listingFields.describe('field name → new text, or null to clear'),
+};
+
 export function listingTools(server: McpServer, ctx: RequestContext, services: Services): void {
   const { projects, listings, diffs, approvals, approvalRequests } = services;
 
@@ -46,12 +54,7 @@ export function listingTools(server: McpServer, ctx: RequestContext, services: S
         'fields: name (2-30), subtitle (30), description (4000), keywords (100, comma separated), promotionalText (170), ' +
         'whatsNew (4000), marketingUrl, supportUrl, privacyPolicyUrl. Google Play fields: title (30), shortDescription ' +
         '(80), fullDescription (4000), video. Limits count Unicode code points. Returns the listing and warnings.',
-      inputSchema: {
-        projectId,
-        store,
-        locale,
-        fields: listingFields.describe('field name → new text, or null to clear'),
-      },
+      inputSchema: LISTING_EDIT,
       annotations: { ...WRITE, idempotentHint: true },
     },
     (args) =>
@@ -67,12 +70,7 @@ export function listingTools(server: McpServer, ctx: RequestContext, services: S
       description:
         'The checks update_listing makes — every problem at once, each with its field, limit and length — without ' +
         'writing anything; answers the advice (warnings) the listing would get. Draft, validate, then update.',
-      inputSchema: {
-        projectId,
-        store,
-        locale,
-        fields: listingFields.describe('field name → text, or null to clear'),
-      },
+      inputSchema: LISTING_EDIT,
       annotations: READ,
     },
     (args) =>

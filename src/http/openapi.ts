@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { optionalBody } from './hooks.js';
+import { addExamples } from './openapi-examples.js';
 import { documentResponses, ERROR_RESPONSES, HEADERS } from './openapi-responses.js';
 
 const OPTIONAL = 'x-appmeta-optional-body';
@@ -73,6 +74,7 @@ export function finishDocument<T extends { paths?: object; components?: object }
     }
   }
   documentResponses((document.paths ?? {}) as Parameters<typeof documentResponses>[0]);
+  addExamples((document.paths ?? {}) as Parameters<typeof addExamples>[0]);
   document.components = { ...document.components, headers: HEADERS, responses: ERROR_RESPONSES };
   return document;
 }

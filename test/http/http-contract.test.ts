@@ -2,6 +2,21 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/modules/access/index.js';
 import { createResponseChecker } from '../support/openapi-check.js';
+import { createExampleRecorder } from '../support/openapi-examples.js';
+import { EXAMPLES } from '../../src/http/openapi-examples.js';
+
+/** Registering or using a passkey needs an authenticator: the browser tests run those. */
+const NEEDS_AN_AUTHENTICATOR = new Set([
+  'dashboard.passkeys.register',
+  'dashboard.passkeys.authenticate',
+  'dashboard.passkeys.delete',
+]);
+
+/** The bodies sent by the operations without a member, kept as their examples. */
+const REQUESTS: Record<string, unknown> = {
+  'dashboard.invites.accept': { name: 'Live' },
+  'dashboard.session.create': { apiKey: 'amk_wrong' },
+};
 import { createDeferredCompilation } from '../../src/http/deferred-compilation.js';
 import { startHarness, type Harness, type TestOrganization } from '../support/harness.js';
 
@@ -268,7 +283,8 @@ describe('OpenAPI', () => {
       'dashboard.invites.get': () => page.get(`/api/dashboard/invites/${inviteId}`),
       'dashboard.invites.accept': () =>
         page.post(`/api/dashboard/invites/${inviteId}/accept`, { name: 'Live' }),
-      'dashboard.session.create': () => page.post('/api/dashboard/session', { apiKey: 'amk_wrong' }),
+      'dashboard.session.create': () =>
+        page.post('/api/dashboard/session', REQUESTS['dashboard.session.create']),
       'dashboard.signInLinks.redeem': () => page.post('/api/dashboard/sign-in-links/asl_wrong/redeem', {}),
       'dashboard.passkeys.authenticationOptions': () =>
         page.post('/api/dashboard/passkeys/authentication/options', {}),
@@ -276,11 +292,24 @@ describe('OpenAPI', () => {
         page.post('/api/dashboard/passkeys/authentication/verify', { response: { id: 'x' } }),
     };
     const seen: string[] = [];
+    const recorder = createExampleRecorder();
     for (const [operation, call] of Object.entries(calls)) {
       const res = await call();
       seen.push(`${operation} ${res.status}`);
       expect(checker.check(operation, res.status, res.body)).toBeNull();
+      recorder.record(operation, res.status, REQUESTS[operation], res.body);
     }
+    // And the sign-ins that succeed: a key, a sign-in link (their examples show no secret sent).
+    const signedIn = await page.post('/api/dashboard/session', { apiKey: org.admin.apiKey });
+    expect(checker.check('dashboard.session.create', signedIn.status, signedIn.body)).toBeNull();
+    recorder.record('dashboard.session.create', signedIn.status, { apiKey: 'amk_…' }, signedIn.body);
+    const link = await org.admin.api.post('/api/dashboard/sign-in-links', { memberId: org.admin.id });
+    const token = new URL(link.body.data.url).pathname.split('/').pop()!;
+    const redeemed = await page.post(`/api/dashboard/sign-in-links/${token}/redeem`, {});
+    expect(checker.check('dashboard.signInLinks.redeem', redeemed.status, redeemed.body)).toBeNull();
+    recorder.record('dashboard.signInLinks.redeem', redeemed.status, undefined, redeemed.body);
+    expect([signedIn.status, redeemed.status]).toEqual([201, 201]);
+    recorder.write();
     // Successes and refusals both: an accepted invite, a wrong key, a wrong sign-in link.
     expect(seen).toEqual(
       expect.arrayContaining(['dashboard.invites.accept 201', 'dashboard.session.create 401']),
@@ -294,6 +323,39 @@ describe('OpenAPI', () => {
       .filter(([, access]) => Array.isArray(access))
       .map(([id]) => id);
     expect(documented.filter((id) => !(id in calls) && !memberOperations.includes(id))).toEqual([]);
+  });
+
+  it('has a recorded example for every JSON answer, each matching its schemas', async () => {
+    const doc = (await h.client().get('/api/v1/openapi.json')).body;
+    const checker = createResponseChecker(doc);
+    const missing: string[] = [];
+    const wrong: string[] = [];
+    for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) {
+      for (const operation of Object.values(item)) {
+        const id = operation.operationId as string;
+        const success = Object.entries(operation.responses as Record<string, any>).find(
+          ([status, response]) =>
+            status.startsWith('2') && response.content?.['application/json'] !== undefined,
+        );
+        if (success === undefined || NEEDS_AN_AUTHENTICATOR.has(id)) continue;
+        const example = EXAMPLES[id];
+        if (example === undefined) {
+          missing.push(id);
+          continue;
+        }
+        const shown = success[1].content['application/json'].example;
+        if (JSON.stringify(shown) !== JSON.stringify(example.response))
+          wrong.push(`${id}: not in the document`);
+        const problem = checker.check(id, Number(example.status), example.response);
+        if (problem !== null) wrong.push(problem);
+        if (example.request !== undefined) {
+          const request = checker.checkRequest(id, example.request);
+          if (request !== null) wrong.push(request);
+        }
+      }
+    }
+    expect(missing, 'record them: APPMETA_EXAMPLES_UPDATE=1 (test/support/openapi-examples.ts)').toEqual([]);
+    expect(wrong).toEqual([]);
   });
 
   it.each(['/api/v1/openapi.json', '/docs/json'])(

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, type RoleOperation } from '../../src/modules/access/index.js';
 import { createResponseChecker } from '../support/openapi-check.js';
+import { createExampleRecorder, RECORDING } from '../support/openapi-examples.js';
 import { APP_ID, PACKAGE, startEmulators, type RunningEmulators } from '../support/emulators.js';
 import { startHarness, type Actor, type Harness, type TestOrganization } from '../support/harness.js';
 import { appStoreCredentials } from '../support/store-keys.js';
@@ -873,6 +874,37 @@ let h: Harness;
 let emu: RunningEmulators;
 let org: TestOrganization;
 const actors = {} as Record<Role, Actor>;
+/** The actor, with the body of its last request kept (for the document's examples). */
+function recordingActor(actor: Actor) {
+  let body: unknown;
+  const api = actor.api;
+  const kept = <T>(value: unknown, result: T) => {
+    body = value;
+    return result;
+  };
+  return {
+    actor: {
+      ...actor,
+      api: {
+        ...api,
+        request: (
+          method: Parameters<typeof api.request>[0],
+          path: string,
+          value?: unknown,
+          headers?: Record<string, string>,
+        ) => kept(value, api.request(method, path, value, headers)),
+        get: (path: string) => kept(undefined, api.get(path)),
+        post: (path: string, value?: unknown) => kept(value, api.post(path, value)),
+        patch: (path: string, value?: unknown) => kept(value, api.patch(path, value)),
+        delete: (path: string) => kept(undefined, api.delete(path)),
+      },
+    },
+    lastBody: () => body,
+  };
+}
+
+/** The document's examples, recorded from the admin's calls (APPMETA_EXAMPLES_UPDATE=1). */
+const examples = createExampleRecorder();
 /** Every answer below, allowed or refused, is checked against the OpenAPI document. */
 let responses: ReturnType<typeof createResponseChecker>;
 
@@ -892,6 +924,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
+  examples.write();
   await h.close();
   await emu.close();
 });
@@ -933,8 +966,12 @@ describe('role matrix', () => {
     const route = routes.get(operation);
     const changesState = route !== undefined && route.method !== 'GET' && !CHANGES_NOTHING.has(operation);
     const before = allowed && changesState ? await auditCount(operation, actors[role]) : 0;
-    const res = await call(actors[role], setup);
+    const caller = role === 'admin' && RECORDING ? recordingActor(actors.admin) : null;
+    const res = await call(caller?.actor ?? actors[role], setup);
     expect(responses.check(operation, res.answered ?? res.status, res.body)).toBeNull();
+    if (caller !== null && res.reachedValidationOnly !== true) {
+      examples.record(operation, res.status, caller.lastBody(), res.body);
+    }
     if (allowed) {
       expect(res.status, `${operation}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
       // design.md §15: every state-changing operation writes an audit entry, naming the actor and,

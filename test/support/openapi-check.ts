@@ -10,7 +10,10 @@ const Ajv2020 = Ajv2020Module.default;
 const addFormats = formatsModule.default;
 
 type Doc = {
-  paths: Record<string, Record<string, { operationId?: string; responses: Record<string, any> }>>;
+  paths: Record<
+    string,
+    Record<string, { operationId?: string; requestBody?: any; responses: Record<string, any> }>
+  >;
   components: { responses?: Record<string, any> };
 };
 
@@ -21,15 +24,43 @@ export function createResponseChecker(doc: Doc) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema({ ...doc, $id: 'openapi.json' });
-  const byId = new Map<string, { path: string; method: string; responses: Record<string, any> }>();
+  const byId = new Map<
+    string,
+    { path: string; method: string; responses: Record<string, any>; takesJson: boolean }
+  >();
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       if (operation.operationId !== undefined)
-        byId.set(operation.operationId, { path, method, responses: operation.responses });
+        byId.set(operation.operationId, {
+          path,
+          method,
+          responses: operation.responses,
+          takesJson: operation.requestBody?.content?.['application/json'] !== undefined,
+        });
     }
   }
   const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
+  const validateAt = (ref: string, value: unknown, what: string): string | null => {
+    let validate = compiled.get(ref);
+    if (validate === undefined) {
+      validate = ajv.compile({ $ref: ref });
+      compiled.set(ref, validate);
+    }
+    if (validate(value)) return null;
+    return `${what}: ${(validate.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || '/'} ${e.message}`)
+      .join('; ')}`;
+  };
   return {
+    /** Null when a JSON request body is one the operation takes, else what is wrong with it. */
+    checkRequest(operationId: string, body: unknown): string | null {
+      const operation = byId.get(operationId);
+      if (operation === undefined) return `${operationId} is not in the document`;
+      if (!operation.takesJson) return `${operationId} takes no JSON body`;
+      const at = `openapi.json#/${pointer('paths', operation.path, operation.method, 'requestBody', 'content', 'application/json', 'schema')}`;
+      return validateAt(at, body, `${operationId} request`);
+    },
     /** Null when the answer is one the document describes, else what is wrong with it. */
     check(operationId: string, status: number, body: unknown): string | null {
       const operation = byId.get(operationId);

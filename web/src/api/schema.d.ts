@@ -2298,6 +2298,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "status": "ok"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2327,6 +2335,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "status": "ready"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2365,6 +2381,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "projects": [
+                     *           {
+                     *             "id": "proj_mmry3n22x0evtvhwxpngvpnc8w",
+                     *             "name": "Project 61",
+                     *             "appStoreAppId": "1234567890",
+                     *             "playStorePackageName": "com.example.weather",
+                     *             "createdAt": "2026-11-28T14:55:44.042Z",
+                     *             "updatedAt": "2026-11-28T14:55:44.042Z"
+                     *           },
+                     *           {
+                     *             "id": "proj_8myv7055a9tjky84kwv0e4mkfm",
+                     *             "name": "Project 59",
+                     *             "appStoreAppId": "1234567890",
+                     *             "playStorePackageName": "com.example.weather",
+                     *             "createdAt": "2026-11-28T14:55:44.031Z",
+                     *             "updatedAt": "2026-11-28T14:55:44.031Z"
+                     *           }
+                     *         ],
+                     *         "total": 56,
+                     *         "limit": 20,
+                     *         "offset": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2413,6 +2457,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "New"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1..200 characters on one line; surrounding whitespace is trimmed */
                     name: string;
@@ -2441,6 +2490,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "projectId": "proj_q046s33xw082fkgd78pd7dhe8c",
+                     *         "project": {
+                     *           "id": "proj_q046s33xw082fkgd78pd7dhe8c",
+                     *           "name": "New",
+                     *           "appStoreAppId": null,
+                     *           "playStorePackageName": null,
+                     *           "createdAt": "2026-11-28T14:55:47.784Z",
+                     *           "updatedAt": "2026-11-28T14:55:47.784Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2499,6 +2564,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "project": {
+                     *           "id": "proj_7aqg92ppkx2zs917xhfv0qstjw",
+                     *           "name": "Project 5",
+                     *           "appStoreAppId": "1234567890",
+                     *           "playStorePackageName": "com.example.weather",
+                     *           "createdAt": "2026-11-28T14:55:42.263Z",
+                     *           "updatedAt": "2026-11-28T14:55:42.263Z",
+                     *           "metadata": {
+                     *             "locales": [
+                     *               "en-US"
+                     *             ],
+                     *             "lastSyncedAt": null
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2558,6 +2644,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2588,6 +2682,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Renamed"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1..200 characters on one line; surrounding whitespace is trimmed */
                     name?: string;
@@ -2607,6 +2706,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "project": {
+                     *           "id": "proj_a9q60sv01grvt03y03tcn3apew",
+                     *           "name": "Renamed",
+                     *           "appStoreAppId": "1234567890",
+                     *           "playStorePackageName": "com.example.weather",
+                     *           "updatedAt": "2026-11-28T14:55:47.042Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2655,6 +2768,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     /**
                      * @default both
@@ -2677,6 +2791,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "syncedLocales": [
+                     *           "de-DE",
+                     *           "en-US"
+                     *         ],
+                     *         "appStore": {
+                     *           "synced": true,
+                     *           "locales": 1,
+                     *           "products": 1,
+                     *           "productPages": 1,
+                     *           "appEvents": 1,
+                     *           "conflicts": 0
+                     *         },
+                     *         "playStore": {
+                     *           "synced": true,
+                     *           "locales": 2,
+                     *           "products": 1,
+                     *           "details": 1,
+                     *           "conflicts": 0
+                     *         },
+                     *         "conflicts": [],
+                     *         "failures": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2852,6 +2994,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     /**
                      * @default both
@@ -2882,6 +3025,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "pushedLocales": [
+                     *           "en-US"
+                     *         ],
+                     *         "appStore": {
+                     *           "pushed": true,
+                     *           "locales": 1
+                     *         },
+                     *         "playStore": {
+                     *           "pushed": true,
+                     *           "locales": 0
+                     *         },
+                     *         "written": [
+                     *           {
+                     *             "store": "appstore",
+                     *             "locale": "en-US",
+                     *             "fields": 3,
+                     *             "mediaSlots": 0,
+                     *             "mediaItems": 0,
+                     *             "releaseNotes": 0,
+                     *             "products": 0,
+                     *             "failures": 0
+                     *           }
+                     *         ],
+                     *         "failures": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3173,6 +3347,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "operations": [],
+                     *         "total": 0,
+                     *         "limit": 20,
+                     *         "offset": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3273,6 +3458,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "operation": {
+                     *           "id": "op_5pdxbg6k30zhmbg91erejs4n44",
+                     *           "kind": "sync",
+                     *           "status": "queued",
+                     *           "actor": {
+                     *             "memberId": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *             "operator": null
+                     *           },
+                     *           "stores": [
+                     *             "appstore",
+                     *             "playstore"
+                     *           ],
+                     *           "locales": null,
+                     *           "progress": null,
+                     *           "cancelRequested": false,
+                     *           "outcome": null,
+                     *           "queuedAt": "2026-11-28T14:55:44.740Z",
+                     *           "startedAt": "2026-11-28T14:55:44.740Z",
+                     *           "finishedAt": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3374,6 +3586,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "operation": {
+                     *           "id": "op_zb765gxdjx13hbzmkhezhpnd90",
+                     *           "kind": "sync",
+                     *           "status": "cancelled",
+                     *           "actor": {
+                     *             "memberId": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *             "operator": null
+                     *           },
+                     *           "stores": [
+                     *             "appstore",
+                     *             "playstore"
+                     *           ],
+                     *           "locales": null,
+                     *           "progress": null,
+                     *           "cancelRequested": true,
+                     *           "outcome": {
+                     *             "cancelled": "before it started"
+                     *           },
+                     *           "queuedAt": "2026-11-28T14:55:46.133Z",
+                     *           "startedAt": "2026-11-28T14:55:46.133Z",
+                     *           "finishedAt": "2026-11-28T14:55:46.134Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3472,6 +3713,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "listings": [
+                     *           {
+                     *             "store": "appstore",
+                     *             "locale": "en-US",
+                     *             "state": "modified",
+                     *             "fields": {
+                     *               "name": {
+                     *                 "value": "Weather Pro",
+                     *                 "base": null,
+                     *                 "state": "modified"
+                     *               },
+                     *               "subtitle": {
+                     *                 "value": "Rain",
+                     *                 "base": null,
+                     *                 "state": "modified"
+                     *               },
+                     *               "description": {
+                     *                 "value": "Forecasts.",
+                     *                 "base": null,
+                     *                 "state": "modified"
+                     *               },
+                     *               "keywords": {
+                     *                 "value": null,
+                     *                 "base": null,
+                     *                 "state": "unchanged"
+                     *               },
+                     *               "promotionalText": {
+                     *                 "value": null,
+                     *                 "base": null,
+                     *                 "state": "unchanged"
+                     *               },
+                     *               "whatsNew": {
+                     *                 "value": null,
+                     *                 "base": null,
+                     *                 "state": "unchanged"
+                     *               },
+                     *               "marketingUrl": {
+                     *                 "value": null,
+                     *                 "base": null,
+                     *                 "state": "unchanged"
+                     *               },
+                     *               "supportUrl": {
+                     *                 "value": null,
+                     *                 "base": null,
+                     *                 "state": "unchanged"
+                     *               },
+                     *               "privacyPolicyUrl": {
+                     *                 "value": null,
+                     *                 "base": null,
+                     *                 "state": "unchanged"
+                     *               }
+                     *             },
+                     *             "updatedAt": "2026-11-28T14:55:45.914Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3534,6 +3837,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "listing": {
+                     *           "store": "appstore",
+                     *           "locale": "en-US",
+                     *           "state": "modified",
+                     *           "fields": {
+                     *             "name": {
+                     *               "value": "Weather Pro",
+                     *               "base": null,
+                     *               "state": "modified"
+                     *             },
+                     *             "subtitle": {
+                     *               "value": "Rain",
+                     *               "base": null,
+                     *               "state": "modified"
+                     *             },
+                     *             "description": {
+                     *               "value": "Forecasts.",
+                     *               "base": null,
+                     *               "state": "modified"
+                     *             },
+                     *             "keywords": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "promotionalText": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "whatsNew": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "marketingUrl": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "supportUrl": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "privacyPolicyUrl": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             }
+                     *           },
+                     *           "updatedAt": "2026-11-28T14:55:48.611Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3596,6 +3959,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deleted": true,
+                     *         "pendingStoreRemoval": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3631,6 +4003,11 @@ export interface operations {
         /** @description Fields to change: App Store fields for an appstore listing, Google Play fields for a playstore listing. `null` or "" clears a field. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subtitle": "Hello"
+                 *     }
+                 */
                 "application/json": {
                     name?: string | null;
                     subtitle?: string | null;
@@ -3658,6 +4035,67 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "listing": {
+                     *           "store": "appstore",
+                     *           "locale": "en-US",
+                     *           "state": "modified",
+                     *           "fields": {
+                     *             "name": {
+                     *               "value": "Weather Pro",
+                     *               "base": null,
+                     *               "state": "modified"
+                     *             },
+                     *             "subtitle": {
+                     *               "value": "Hello",
+                     *               "base": null,
+                     *               "state": "modified"
+                     *             },
+                     *             "description": {
+                     *               "value": "Forecasts.",
+                     *               "base": null,
+                     *               "state": "modified"
+                     *             },
+                     *             "keywords": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "promotionalText": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "whatsNew": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "marketingUrl": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "supportUrl": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "privacyPolicyUrl": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             }
+                     *           },
+                     *           "updatedAt": "2026-11-28T14:55:45.425Z"
+                     *         },
+                     *         "warnings": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3723,6 +4161,11 @@ export interface operations {
         /** @description Fields to change: App Store fields for an appstore listing, Google Play fields for a playstore listing. `null` or "" clears a field. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subtitle": "Rain"
+                 *     }
+                 */
                 "application/json": {
                     name?: string | null;
                     subtitle?: string | null;
@@ -3751,6 +4194,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "valid": true,
+                     *         "warnings": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3804,6 +4256,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "inSync": false,
+                     *         "counts": {
+                     *           "appstore": {
+                     *             "fields": 3,
+                     *             "media": 0,
+                     *             "releaseNotes": 0,
+                     *             "products": 0,
+                     *             "removedLocales": 0
+                     *           }
+                     *         },
+                     *         "changeCount": 3,
+                     *         "stores": {
+                     *           "appstore": {
+                     *             "en-US": {
+                     *               "name": {
+                     *                 "old": null,
+                     *                 "new": "Weather Pro"
+                     *               },
+                     *               "subtitle": {
+                     *                 "old": null,
+                     *                 "new": "Rain"
+                     *               },
+                     *               "description": {
+                     *                 "old": null,
+                     *                 "new": "Forecasts."
+                     *               }
+                     *             }
+                     *           }
+                     *         },
+                     *         "removedLocales": {},
+                     *         "media": {},
+                     *         "mediaChangeCount": 0,
+                     *         "releaseNotes": {},
+                     *         "releaseNoteChangeCount": 0,
+                     *         "products": {},
+                     *         "productChangeCount": 0,
+                     *         "details": {},
+                     *         "detailChangeCount": 0,
+                     *         "hash": "dabc3e881bba380981293b2eb8e93e35198b2f56802fff596201d18d5f300be9",
+                     *         "approval": {
+                     *           "required": false,
+                     *           "approved": false,
+                     *           "approvedBy": null,
+                     *           "approvedAt": null
+                     *         },
+                     *         "storeDrift": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3972,6 +4477,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "entries": [
+                     *           {
+                     *             "id": "hist_j4sbmd919n9t0dwngm236vnnh0",
+                     *             "field": "description",
+                     *             "old": null,
+                     *             "new": "Forecasts.",
+                     *             "source": "edit",
+                     *             "actor": {
+                     *               "memberId": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *               "operator": null,
+                     *               "name": "Admin"
+                     *             },
+                     *             "createdAt": "2026-11-28T14:55:45.478Z"
+                     *           },
+                     *           {
+                     *             "id": "hist_e483xe70a8dw2277wzvq2dvkvc",
+                     *             "field": "name",
+                     *             "old": null,
+                     *             "new": "Weather Pro",
+                     *             "source": "edit",
+                     *             "actor": {
+                     *               "memberId": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *               "operator": null,
+                     *               "name": "Admin"
+                     *             },
+                     *             "createdAt": "2026-11-28T14:55:45.478Z"
+                     *           }
+                     *         ],
+                     *         "total": 3,
+                     *         "limit": 20,
+                     *         "offset": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4027,6 +4570,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "historyId": "hist_x88r5fvyhc2zzhs4ft9stv5qk4"
+                 *     }
+                 */
                 "application/json": {
                     historyId: string;
                     /**
@@ -4049,6 +4597,67 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "listing": {
+                     *           "store": "appstore",
+                     *           "locale": "en-US",
+                     *           "state": "modified",
+                     *           "fields": {
+                     *             "name": {
+                     *               "value": "Weather Pro",
+                     *               "base": null,
+                     *               "state": "modified"
+                     *             },
+                     *             "subtitle": {
+                     *               "value": "Rain",
+                     *               "base": null,
+                     *               "state": "modified"
+                     *             },
+                     *             "description": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "keywords": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "promotionalText": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "whatsNew": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "marketingUrl": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "supportUrl": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "privacyPolicyUrl": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             }
+                     *           },
+                     *           "updatedAt": "2026-11-28T14:55:47.639Z"
+                     *         },
+                     *         "warnings": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4111,6 +4720,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": {
+                 *         "store": "appstore",
+                 *         "locale": "en-US"
+                 *       },
+                 *       "to": {
+                 *         "store": "playstore"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     from: {
                         /** @enum {string} */
@@ -4139,6 +4759,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "listing": {
+                     *           "store": "playstore",
+                     *           "locale": "en-US",
+                     *           "state": "modified",
+                     *           "fields": {
+                     *             "title": {
+                     *               "value": "Weather Pro",
+                     *               "base": null,
+                     *               "state": "modified"
+                     *             },
+                     *             "shortDescription": {
+                     *               "value": "Rain",
+                     *               "base": null,
+                     *               "state": "modified"
+                     *             },
+                     *             "fullDescription": {
+                     *               "value": "Forecasts.",
+                     *               "base": null,
+                     *               "state": "modified"
+                     *             },
+                     *             "video": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             }
+                     *           },
+                     *           "updatedAt": "2026-11-28T14:55:45.401Z"
+                     *         },
+                     *         "warnings": [],
+                     *         "copied": [
+                     *           {
+                     *             "from": "name",
+                     *             "to": "title"
+                     *           },
+                     *           {
+                     *             "from": "subtitle",
+                     *             "to": "shortDescription"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4222,6 +4888,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "approvalId": "appr_jdgsr7wjcf9qeyj21qky6amb7m",
+                     *         "hash": "dabc3e881bba380981293b2eb8e93e35198b2f56802fff596201d18d5f300be9",
+                     *         "changeCount": 3,
+                     *         "approvedBy": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *         "approvedAt": "2026-11-28T14:55:43.258Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4272,6 +4950,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "requests": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4329,6 +5015,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "Please look"
+                 *     }
+                 */
                 "application/json": {
                     /** @description What the admin should know */
                     note?: string;
@@ -4346,6 +5037,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "request": {
+                     *           "id": "areq_vmrbbjzppg2yetkr19n0vy40b4",
+                     *           "projectId": "proj_4vt2nv4e6cw54gt27gf0fd25wg",
+                     *           "hash": "dabc3e881bba380981293b2eb8e93e35198b2f56802fff596201d18d5f300be9",
+                     *           "note": "Please look",
+                     *           "requestedBy": {
+                     *             "memberId": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *             "name": "Admin"
+                     *           },
+                     *           "createdAt": "2026-11-28T14:55:48.091Z",
+                     *           "changes": {
+                     *             "fields": 3,
+                     *             "media": 0,
+                     *             "releaseNotes": 0,
+                     *             "products": 0,
+                     *             "removedLocales": 0
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4479,6 +5195,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "slotTypes": [
+                     *           {
+                     *             "store": "appstore",
+                     *             "slotType": "APP_IPHONE_67",
+                     *             "name": "iPhone 6.9″",
+                     *             "kind": "image",
+                     *             "label": "App Store screenshots APP_IPHONE_67",
+                     *             "maxItems": 10,
+                     *             "formats": [
+                     *               "png",
+                     *               "jpeg"
+                     *             ],
+                     *             "alpha": "forbidden",
+                     *             "maxBytes": 31457280,
+                     *             "sizes": [
+                     *               {
+                     *                 "width": 1260,
+                     *                 "height": 2736
+                     *               },
+                     *               {
+                     *                 "width": 1290,
+                     *                 "height": 2796
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "store": "appstore",
+                     *             "slotType": "APP_IPHONE_65",
+                     *             "name": "iPhone 6.5″",
+                     *             "kind": "image",
+                     *             "label": "App Store screenshots APP_IPHONE_65",
+                     *             "maxItems": 10,
+                     *             "formats": [
+                     *               "png",
+                     *               "jpeg"
+                     *             ],
+                     *             "alpha": "forbidden",
+                     *             "maxBytes": 31457280,
+                     *             "sizes": [
+                     *               {
+                     *                 "width": 1242,
+                     *                 "height": 2688
+                     *               },
+                     *               {
+                     *                 "width": 1284,
+                     *                 "height": 2778
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4548,6 +5321,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "slots": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4619,6 +5400,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         "med_bsqs9nffbwjx99nvk7avqx8qn8"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     items: string[];
                 };
@@ -4634,6 +5422,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "slot": {
+                     *           "store": "playstore",
+                     *           "locale": "en-US",
+                     *           "slotType": "phoneScreenshots",
+                     *           "kind": "image",
+                     *           "maxItems": 8,
+                     *           "state": "modified",
+                     *           "items": [
+                     *             {
+                     *               "id": "med_bsqs9nffbwjx99nvk7avqx8qn8",
+                     *               "sha256": "09087dfeb927515cf54f6f73211c42aee21c2f01e1000b102bd5d8feba24802a",
+                     *               "md5": "9b527e76e1b170fbbb8b3d111c6e7c75",
+                     *               "kind": "image",
+                     *               "contentType": "image/png",
+                     *               "bytes": 4272,
+                     *               "width": 320,
+                     *               "height": 640,
+                     *               "durationMs": null,
+                     *               "fileName": "shot.png",
+                     *               "position": 1,
+                     *               "url": "/api/v1/media/09087dfeb927515cf54f6f73211c42aee21c2f01e1000b102bd5d8feba24802a",
+                     *               "thumbnailUrl": "/api/v1/media/09087dfeb927515cf54f6f73211c42aee21c2f01e1000b102bd5d8feba24802a?thumb=1"
+                     *             }
+                     *           ],
+                     *           "base": null,
+                     *           "conflict": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4718,6 +5540,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deleted": true,
+                     *         "slot": {
+                     *           "store": "playstore",
+                     *           "locale": "en-US",
+                     *           "slotType": "phoneScreenshots",
+                     *           "kind": "image",
+                     *           "maxItems": 8,
+                     *           "state": "unchanged",
+                     *           "items": [],
+                     *           "base": null,
+                     *           "conflict": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4787,6 +5628,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": {
+                 *         "store": "playstore",
+                 *         "locale": "en-US"
+                 *       },
+                 *       "to": {
+                 *         "store": "playstore",
+                 *         "locale": "de-DE"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     from: {
                         /** @enum {string} */
@@ -4819,6 +5672,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "slots": [
+                     *           {
+                     *             "store": "playstore",
+                     *             "locale": "de-DE",
+                     *             "slotType": "phoneScreenshots",
+                     *             "kind": "image",
+                     *             "maxItems": 8,
+                     *             "state": "modified",
+                     *             "items": [
+                     *               {
+                     *                 "id": "med_4vgyk7s2604nh9nkv4k53q3rcw",
+                     *                 "sha256": "152947c868968b5c6d8cb7f4d30f7281b1d0e7911154bd1c231f24bbedeb4924",
+                     *                 "md5": "98a97a5c7db817a1f862793fd615fd22",
+                     *                 "kind": "image",
+                     *                 "contentType": "image/png",
+                     *                 "bytes": 4272,
+                     *                 "width": 320,
+                     *                 "height": 640,
+                     *                 "durationMs": null,
+                     *                 "fileName": "shot.png",
+                     *                 "position": 1,
+                     *                 "url": "/api/v1/media/152947c868968b5c6d8cb7f4d30f7281b1d0e7911154bd1c231f24bbedeb4924",
+                     *                 "thumbnailUrl": "/api/v1/media/152947c868968b5c6d8cb7f4d30f7281b1d0e7911154bd1c231f24bbedeb4924?thumb=1"
+                     *               }
+                     *             ],
+                     *             "base": null,
+                     *             "conflict": null
+                     *           }
+                     *         ],
+                     *         "copied": [
+                     *           {
+                     *             "from": "phoneScreenshots",
+                     *             "to": "phoneScreenshots",
+                     *             "items": 1
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4911,6 +5807,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "entries": [],
+                     *         "total": 0,
+                     *         "limit": 20,
+                     *         "offset": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4970,6 +5877,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "historyId": "mhist_78y3xbysb9c54jjajdfb8etmvr"
+                 *     }
+                 */
                 "application/json": {
                     historyId: string;
                     /**
@@ -4991,6 +5903,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "slot": {
+                     *           "store": "playstore",
+                     *           "locale": "en-US",
+                     *           "slotType": "phoneScreenshots",
+                     *           "kind": "image",
+                     *           "maxItems": 8,
+                     *           "state": "unchanged",
+                     *           "items": [],
+                     *           "base": null,
+                     *           "conflict": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5122,6 +6052,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "appStore": null,
+                     *         "playStore": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5195,6 +6134,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "versionString": "3.3"
+                 *     }
+                 */
                 "application/json": {
                     /** @description e.g. 2.4.0 */
                     versionString: string;
@@ -5212,6 +6156,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "version": {
+                     *           "id": "11187e11-e7bc-435f-bbf9-5cc8b43a5437",
+                     *           "platform": "IOS",
+                     *           "versionString": "3.3",
+                     *           "state": "PREPARE_FOR_SUBMISSION",
+                     *           "editable": true,
+                     *           "createdDate": "2026-11-28T14:55:47.362Z"
+                     *         },
+                     *         "versions": [
+                     *           {
+                     *             "id": "11187e11-e7bc-435f-bbf9-5cc8b43a5437",
+                     *             "platform": "IOS",
+                     *             "versionString": "3.3",
+                     *             "state": "PREPARE_FOR_SUBMISSION",
+                     *             "editable": true,
+                     *             "firstVersion": false,
+                     *             "createdDate": "2026-11-28T14:55:47.362Z"
+                     *           },
+                     *           {
+                     *             "id": "7a81f144-ba5f-4237-a09c-a142298f4cb9",
+                     *             "platform": "IOS",
+                     *             "versionString": "3.1",
+                     *             "state": "READY_FOR_DISTRIBUTION",
+                     *             "editable": false,
+                     *             "firstVersion": false,
+                     *             "createdDate": "2026-11-28T14:55:43.092Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5283,6 +6262,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "store": "playstore",
+                     *         "releases": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5355,6 +6343,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "text": "Radar"
+                 *     }
+                 */
                 "application/json": {
                     text: string | null;
                 };
@@ -5370,6 +6363,67 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "listing": {
+                     *           "store": "appstore",
+                     *           "locale": "en-US",
+                     *           "state": "modified",
+                     *           "fields": {
+                     *             "name": {
+                     *               "value": "Weather Pro",
+                     *               "base": "Weather Pro",
+                     *               "state": "unchanged"
+                     *             },
+                     *             "subtitle": {
+                     *               "value": "Rain",
+                     *               "base": "Rain",
+                     *               "state": "unchanged"
+                     *             },
+                     *             "description": {
+                     *               "value": "Forecasts.",
+                     *               "base": "Forecasts.",
+                     *               "state": "unchanged"
+                     *             },
+                     *             "keywords": {
+                     *               "value": "rain,radar",
+                     *               "base": "rain,radar",
+                     *               "state": "unchanged"
+                     *             },
+                     *             "promotionalText": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "whatsNew": {
+                     *               "value": "Radar",
+                     *               "base": "Fixes",
+                     *               "state": "modified"
+                     *             },
+                     *             "marketingUrl": {
+                     *               "value": null,
+                     *               "base": null,
+                     *               "state": "unchanged"
+                     *             },
+                     *             "supportUrl": {
+                     *               "value": "https://example.com/support",
+                     *               "base": "https://example.com/support",
+                     *               "state": "unchanged"
+                     *             },
+                     *             "privacyPolicyUrl": {
+                     *               "value": "https://example.com/privacy",
+                     *               "base": "https://example.com/privacy",
+                     *               "state": "unchanged"
+                     *             }
+                     *           },
+                     *           "updatedAt": "2026-11-28T14:55:46.941Z"
+                     *         },
+                     *         "warnings": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5417,6 +6471,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "entries": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5465,6 +6527,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "historyId": "rnh_3gr2t3s37bh6q3wr6g11805qr0"
+                 *     }
+                 */
                 "application/json": {
                     historyId: string;
                     /**
@@ -5486,6 +6553,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "track": "production",
+                     *         "versionCode": "7",
+                     *         "locale": "en-US",
+                     *         "value": null,
+                     *         "base": null,
+                     *         "state": "unchanged"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5529,6 +6609,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": {
+                 *         "store": "playstore",
+                 *         "track": "production",
+                 *         "versionCode": "7"
+                 *       },
+                 *       "to": {
+                 *         "track": "production",
+                 *         "versionCode": "7"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description appstore: What's New of the version being prepared */
                     from: {
@@ -5558,6 +6651,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "copied": [
+                     *           {
+                     *             "from": "en-US",
+                     *             "to": "en-US"
+                     *           }
+                     *         ],
+                     *         "notes": [
+                     *           {
+                     *             "track": "production",
+                     *             "versionCode": "7",
+                     *             "locale": "en-US",
+                     *             "value": "Radar",
+                     *             "base": null,
+                     *             "state": "modified"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5607,6 +6723,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "text": "Radar"
+                 *     }
+                 */
                 "application/json": {
                     text: string | null;
                 };
@@ -5622,6 +6743,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "track": "production",
+                     *         "versionCode": "7",
+                     *         "locale": "en-US",
+                     *         "value": "Radar",
+                     *         "base": null,
+                     *         "state": "modified"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5672,6 +6806,130 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "products": [],
+                     *         "limits": {
+                     *           "appstore": {
+                     *             "inAppPurchase": {
+                     *               "name": {
+                     *                 "label": "Display name",
+                     *                 "max": 35,
+                     *                 "required": true,
+                     *                 "confirmed": false,
+                     *                 "min": 2
+                     *               },
+                     *               "description": {
+                     *                 "label": "Description",
+                     *                 "max": 55,
+                     *                 "required": false,
+                     *                 "confirmed": false
+                     *               }
+                     *             },
+                     *             "subscription": {
+                     *               "name": {
+                     *                 "label": "Display name",
+                     *                 "max": 35,
+                     *                 "required": true,
+                     *                 "confirmed": false,
+                     *                 "min": 2
+                     *               },
+                     *               "description": {
+                     *                 "label": "Description",
+                     *                 "max": 55,
+                     *                 "required": false,
+                     *                 "confirmed": false
+                     *               }
+                     *             },
+                     *             "subscriptionGroup": {
+                     *               "name": {
+                     *                 "label": "Group name",
+                     *                 "max": 75,
+                     *                 "required": true,
+                     *                 "confirmed": false,
+                     *                 "plainCharacters": true
+                     *               },
+                     *               "customAppName": {
+                     *                 "label": "Custom app name",
+                     *                 "max": 30,
+                     *                 "required": false,
+                     *                 "confirmed": false
+                     *               }
+                     *             },
+                     *             "customProductPage": {
+                     *               "promotionalText": {
+                     *                 "label": "Promotional text",
+                     *                 "max": 170,
+                     *                 "required": false,
+                     *                 "confirmed": true
+                     *               }
+                     *             },
+                     *             "appEvent": {
+                     *               "name": {
+                     *                 "label": "Event name",
+                     *                 "max": 30,
+                     *                 "required": false,
+                     *                 "confirmed": false
+                     *               },
+                     *               "shortDescription": {
+                     *                 "label": "Short description",
+                     *                 "max": 50,
+                     *                 "required": false,
+                     *                 "confirmed": false
+                     *               },
+                     *               "longDescription": {
+                     *                 "label": "Long description",
+                     *                 "max": 120,
+                     *                 "required": false,
+                     *                 "confirmed": false
+                     *               }
+                     *             }
+                     *           },
+                     *           "playstore": {
+                     *             "inAppProduct": {
+                     *               "title": {
+                     *                 "label": "Title",
+                     *                 "max": 55,
+                     *                 "required": true,
+                     *                 "confirmed": true
+                     *               },
+                     *               "description": {
+                     *                 "label": "Description",
+                     *                 "max": 200,
+                     *                 "required": false,
+                     *                 "confirmed": true
+                     *               }
+                     *             },
+                     *             "subscription": {
+                     *               "title": {
+                     *                 "label": "Title",
+                     *                 "max": 55,
+                     *                 "required": true,
+                     *                 "confirmed": false
+                     *               },
+                     *               "description": {
+                     *                 "label": "Description",
+                     *                 "max": 80,
+                     *                 "required": false,
+                     *                 "confirmed": true
+                     *               },
+                     *               "benefits": {
+                     *                 "label": "Benefits",
+                     *                 "max": 40,
+                     *                 "required": false,
+                     *                 "confirmed": false,
+                     *                 "list": {
+                     *                   "maxItems": 4
+                     *                 }
+                     *               }
+                     *             }
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5758,6 +7016,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "store": "playstore",
+                     *         "kind": "inAppProduct",
+                     *         "productId": "coins_100",
+                     *         "referenceName": null,
+                     *         "state": "active",
+                     *         "locale": "en-US",
+                     *         "fields": {
+                     *           "title": {
+                     *             "value": "100 coins",
+                     *             "base": "100 coins",
+                     *             "state": "unchanged",
+                     *             "limit": 55,
+                     *             "required": true
+                     *           },
+                     *           "description": {
+                     *             "value": "A bag of coins",
+                     *             "base": "A bag of coins",
+                     *             "state": "unchanged",
+                     *             "limit": 200,
+                     *             "required": false
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5809,6 +7096,11 @@ export interface operations {
         /** @description field → new text; null clears an optional one; benefits as a list of up to 4 items */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "A heap of coins"
+                 *     }
+                 */
                 "application/json": {
                     [key: string]: (string | string[]) | null;
                 };
@@ -5824,6 +7116,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "store": "playstore",
+                     *         "kind": "inAppProduct",
+                     *         "productId": "coins_100",
+                     *         "referenceName": null,
+                     *         "state": "active",
+                     *         "locale": "en-US",
+                     *         "fields": {
+                     *           "title": {
+                     *             "value": "A heap of coins",
+                     *             "base": "100 coins",
+                     *             "state": "modified",
+                     *             "limit": 55,
+                     *             "required": true
+                     *           },
+                     *           "description": {
+                     *             "value": "A bag of coins",
+                     *             "base": "A bag of coins",
+                     *             "state": "unchanged",
+                     *             "limit": 200,
+                     *             "required": false
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5889,6 +7210,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "entries": [
+                     *           {
+                     *             "id": "pth_x36sj8j06fvb5yjfwj8cyyqj34",
+                     *             "field": "title",
+                     *             "old": null,
+                     *             "new": "100 coins",
+                     *             "source": "sync",
+                     *             "actor": {
+                     *               "memberId": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *               "operator": null,
+                     *               "name": "Google Play"
+                     *             },
+                     *             "createdAt": "2026-11-28T14:55:43.785Z"
+                     *           },
+                     *           {
+                     *             "id": "pth_jmvabyvdjjb91vrgkfgn5cjk4m",
+                     *             "field": "description",
+                     *             "old": null,
+                     *             "new": "A bag of coins",
+                     *             "source": "sync",
+                     *             "actor": {
+                     *               "memberId": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *               "operator": null,
+                     *               "name": "Google Play"
+                     *             },
+                     *             "createdAt": "2026-11-28T14:55:43.785Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5938,6 +7294,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "historyId": "pth_qkqamwdabs6aww9nfd1ztydze4"
+                 *     }
+                 */
                 "application/json": {
                     historyId: string;
                     /**
@@ -5959,6 +7320,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "store": "playstore",
+                     *         "kind": "inAppProduct",
+                     *         "productId": "coins_100",
+                     *         "referenceName": null,
+                     *         "state": "active",
+                     *         "locale": "en-US",
+                     *         "fields": {
+                     *           "title": {
+                     *             "value": "100 coins",
+                     *             "base": "100 coins",
+                     *             "state": "unchanged",
+                     *             "limit": 55,
+                     *             "required": true
+                     *           },
+                     *           "description": {
+                     *             "value": "A bag of coins",
+                     *             "base": "A bag of coins",
+                     *             "state": "unchanged",
+                     *             "limit": 200,
+                     *             "required": false
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6013,6 +7403,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": {
+                 *         "store": "appstore",
+                 *         "productId": "coins_100"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     from: {
                         /** @enum {string} */
@@ -6039,6 +7437,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "store": "playstore",
+                     *         "productId": "coins_100",
+                     *         "copied": [
+                     *           {
+                     *             "from": "en-US",
+                     *             "to": "en-US"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6079,6 +7492,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "productId": "coins_100"
+                 *     }
+                 */
                 "application/json": {
                     productId: string | null;
                 };
@@ -6094,6 +7512,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "store": "appstore",
+                     *         "productId": "coins_100",
+                     *         "linkedProductId": "coins_100"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6137,6 +7565,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "pages": [],
+                     *         "limits": {
+                     *           "promotionalText": {
+                     *             "label": "Promotional text",
+                     *             "max": 170,
+                     *             "required": false,
+                     *             "confirmed": true
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6230,6 +7674,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "pageId": "roles-page",
+                     *         "locale": "en-US",
+                     *         "state": "PREPARE_FOR_SUBMISSION",
+                     *         "editable": true,
+                     *         "reason": null,
+                     *         "fields": {
+                     *           "promotionalText": {
+                     *             "value": "Page text",
+                     *             "base": "Page text",
+                     *             "state": "unchanged",
+                     *             "limit": 170
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6277,6 +7741,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "promotionalText": "Storm season"
+                 *     }
+                 */
                 "application/json": {
                     promotionalText?: string | null;
                 };
@@ -6292,6 +7761,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "pageId": "roles-page",
+                     *         "locale": "en-US",
+                     *         "state": "PREPARE_FOR_SUBMISSION",
+                     *         "editable": true,
+                     *         "reason": null,
+                     *         "fields": {
+                     *           "promotionalText": {
+                     *             "value": "Storm season",
+                     *             "base": "Page text",
+                     *             "state": "modified",
+                     *             "limit": 170
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6343,6 +7832,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "locales": [
+                 *         "en-US"
+                 *       ],
+                 *       "parts": [
+                 *         "media"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description App Store locales; default: every App Store listing of the project */
                     locales?: string[];
@@ -6362,6 +7861,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "pageId": "roles-page",
+                     *         "locales": [
+                     *           "en-US"
+                     *         ],
+                     *         "copied": {
+                     *           "texts": [],
+                     *           "mediaSlots": 0,
+                     *           "mediaItems": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6411,6 +7926,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "events": [],
+                     *         "limits": {
+                     *           "name": {
+                     *             "label": "Event name",
+                     *             "max": 30,
+                     *             "required": false,
+                     *             "confirmed": false
+                     *           },
+                     *           "shortDescription": {
+                     *             "label": "Short description",
+                     *             "max": 50,
+                     *             "required": false,
+                     *             "confirmed": false
+                     *           },
+                     *           "longDescription": {
+                     *             "label": "Long description",
+                     *             "max": 120,
+                     *             "required": false,
+                     *             "confirmed": false
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6501,6 +8044,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "eventId": "roles-event",
+                     *         "locale": "en-US",
+                     *         "state": "DRAFT",
+                     *         "editable": true,
+                     *         "reason": null,
+                     *         "fields": {
+                     *           "name": {
+                     *             "value": "Roles week",
+                     *             "base": "Roles week",
+                     *             "state": "unchanged",
+                     *             "limit": 30
+                     *           },
+                     *           "shortDescription": {
+                     *             "value": null,
+                     *             "base": null,
+                     *             "state": "unchanged",
+                     *             "limit": 50
+                     *           },
+                     *           "longDescription": {
+                     *             "value": null,
+                     *             "base": null,
+                     *             "state": "unchanged",
+                     *             "limit": 120
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6548,6 +8123,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Storm week"
+                 *     }
+                 */
                 "application/json": {
                     name?: string | null;
                     shortDescription?: string | null;
@@ -6565,6 +8145,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "eventId": "roles-event",
+                     *         "locale": "en-US",
+                     *         "state": "DRAFT",
+                     *         "editable": true,
+                     *         "reason": null,
+                     *         "fields": {
+                     *           "name": {
+                     *             "value": "Storm week",
+                     *             "base": "Roles week",
+                     *             "state": "modified",
+                     *             "limit": 30
+                     *           },
+                     *           "shortDescription": {
+                     *             "value": null,
+                     *             "base": null,
+                     *             "state": "unchanged",
+                     *             "limit": 50
+                     *           },
+                     *           "longDescription": {
+                     *             "value": null,
+                     *             "base": null,
+                     *             "state": "unchanged",
+                     *             "limit": 120
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6622,6 +8234,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "store": "appstore",
+                     *         "details": {
+                     *           "copyright": null,
+                     *           "primaryCategory": null,
+                     *           "secondaryCategory": null,
+                     *           "review": {
+                     *             "contactFirstName": null,
+                     *             "contactLastName": null,
+                     *             "contactPhone": null,
+                     *             "contactEmail": null,
+                     *             "demoAccountName": null,
+                     *             "demoAccountPassword": {
+                     *               "set": false
+                     *             },
+                     *             "demoAccountRequired": null,
+                     *             "notes": null
+                     *           }
+                     *         },
+                     *         "states": {
+                     *           "copyright": "unchanged",
+                     *           "primaryCategory": "unchanged",
+                     *           "secondaryCategory": "unchanged",
+                     *           "review.contactFirstName": "unchanged",
+                     *           "review.contactLastName": "unchanged",
+                     *           "review.contactPhone": "unchanged",
+                     *           "review.contactEmail": "unchanged",
+                     *           "review.demoAccountName": "unchanged",
+                     *           "review.demoAccountPassword": "unchanged",
+                     *           "review.demoAccountRequired": "unchanged",
+                     *           "review.notes": "unchanged"
+                     *         },
+                     *         "pending": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6673,6 +8324,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "copyright": "2026 Example Inc."
+                 *     }
+                 */
                 "application/json": {
                     copyright?: string | null;
                     primaryCategory?: string | null;
@@ -6704,6 +8360,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "store": "appstore",
+                     *         "details": {
+                     *           "copyright": "2026 Example Inc.",
+                     *           "primaryCategory": null,
+                     *           "secondaryCategory": null,
+                     *           "review": {
+                     *             "contactFirstName": null,
+                     *             "contactLastName": null,
+                     *             "contactPhone": null,
+                     *             "contactEmail": null,
+                     *             "demoAccountName": null,
+                     *             "demoAccountPassword": {
+                     *               "set": false
+                     *             },
+                     *             "demoAccountRequired": null,
+                     *             "notes": null
+                     *           }
+                     *         },
+                     *         "states": {
+                     *           "copyright": "modified",
+                     *           "primaryCategory": "unchanged",
+                     *           "secondaryCategory": "unchanged",
+                     *           "review.contactFirstName": "unchanged",
+                     *           "review.contactLastName": "unchanged",
+                     *           "review.contactPhone": "unchanged",
+                     *           "review.contactEmail": "unchanged",
+                     *           "review.demoAccountName": "unchanged",
+                     *           "review.demoAccountPassword": "unchanged",
+                     *           "review.demoAccountRequired": "unchanged",
+                     *           "review.notes": "unchanged"
+                     *         },
+                     *         "pending": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6771,6 +8466,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "entries": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6825,6 +8528,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "appStore": {
+                     *           "id": "11187e11-e7bc-435f-bbf9-5cc8b43a5437",
+                     *           "versionString": "3.3",
+                     *           "state": "PREPARE_FOR_SUBMISSION",
+                     *           "releaseType": "AFTER_APPROVAL",
+                     *           "earliestReleaseDate": null,
+                     *           "phasedRelease": null
+                     *         },
+                     *         "playStore": [
+                     *           {
+                     *             "track": "production",
+                     *             "name": "7 (1.7)",
+                     *             "versionCodes": [
+                     *               "7"
+                     *             ],
+                     *             "status": "completed",
+                     *             "userFraction": null
+                     *           },
+                     *           {
+                     *             "track": "beta",
+                     *             "name": "30 (3.0)",
+                     *             "versionCodes": [
+                     *               "30"
+                     *             ],
+                     *             "status": "inProgress",
+                     *             "userFraction": 0.5
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6878,6 +8616,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "store": "playstore",
+                 *       "action": "setRolloutFraction",
+                 *       "track": "beta",
+                 *       "fraction": 0.5
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     store: "appstore" | "playstore";
@@ -6908,6 +8654,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "action": {
+                     *           "store": "playstore",
+                     *           "action": "setRolloutFraction",
+                     *           "track": "beta",
+                     *           "fraction": 0.5
+                     *         },
+                     *         "controls": {
+                     *           "appStore": null,
+                     *           "playStore": [
+                     *             {
+                     *               "track": "beta",
+                     *               "name": "30 (3.0)",
+                     *               "versionCodes": [
+                     *                 "30"
+                     *               ],
+                     *               "status": "inProgress",
+                     *               "userFraction": 0.5
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -7000,6 +8773,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "schedules": [],
+                     *         "total": 0,
+                     *         "limit": 20,
+                     *         "offset": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -7106,6 +8890,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "at": "2026-11-28T15:55:43.200Z",
+                 *       "hash": "dabc3e881bba380981293b2eb8e93e35198b2f56802fff596201d18d5f300be9"
+                 *     }
+                 */
                 "application/json": {
                     /** @description When: 2027-03-28T09:00:00+02:00, or a wall-clock time 2027-03-28T09:00 with timeZone */
                     at: string;
@@ -7147,6 +8937,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "schedule": {
+                     *           "id": "sch_qseg8444jdqbd3bhexpm0ae2fr",
+                     *           "projectId": "proj_kbz8m58s77nt6gd09x1r8460em",
+                     *           "kind": "push",
+                     *           "status": "scheduled",
+                     *           "at": "2026-11-28T15:55:43.200Z",
+                     *           "revertAt": null,
+                     *           "timeZone": null,
+                     *           "atLocal": null,
+                     *           "revertAtLocal": null,
+                     *           "note": null,
+                     *           "hash": "dabc3e881bba380981293b2eb8e93e35198b2f56802fff596201d18d5f300be9",
+                     *           "release": null,
+                     *           "summary": {
+                     *             "changeCount": 3,
+                     *             "mediaChangeCount": 0,
+                     *             "releaseNoteChangeCount": 0,
+                     *             "productChangeCount": 0,
+                     *             "detailChangeCount": 0,
+                     *             "fields": [
+                     *               {
+                     *                 "store": "appstore",
+                     *                 "locale": "en-US",
+                     *                 "field": "name",
+                     *                 "new": "Weather Pro"
+                     *               },
+                     *               {
+                     *                 "store": "appstore",
+                     *                 "locale": "en-US",
+                     *                 "field": "subtitle",
+                     *                 "new": "Rain"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "createdBy": {
+                     *             "memberId": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *             "operator": null
+                     *           },
+                     *           "operationId": null,
+                     *           "revertOperationId": null,
+                     *           "reason": null,
+                     *           "outcome": null,
+                     *           "createdAt": "2026-11-28T14:55:43.202Z",
+                     *           "updatedAt": "2026-11-28T14:55:43.202Z"
+                     *         },
+                     *         "approval": {
+                     *           "required": false,
+                     *           "approved": false
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -7266,6 +9112,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "schedule": {
+                     *           "id": "sch_0504g09hrw9jehhnywaqxtg794",
+                     *           "projectId": "proj_p9748kd8r7c6c27k1fshq6x5s8",
+                     *           "kind": "push",
+                     *           "status": "scheduled",
+                     *           "at": "2026-11-28T15:55:45.783Z",
+                     *           "revertAt": null,
+                     *           "timeZone": null,
+                     *           "atLocal": null,
+                     *           "revertAtLocal": null,
+                     *           "note": null,
+                     *           "hash": "dabc3e881bba380981293b2eb8e93e35198b2f56802fff596201d18d5f300be9",
+                     *           "release": null,
+                     *           "summary": {
+                     *             "changeCount": 3,
+                     *             "mediaChangeCount": 0,
+                     *             "releaseNoteChangeCount": 0,
+                     *             "productChangeCount": 0,
+                     *             "detailChangeCount": 0,
+                     *             "fields": [
+                     *               {
+                     *                 "store": "appstore",
+                     *                 "locale": "en-US",
+                     *                 "field": "name",
+                     *                 "new": "Weather Pro"
+                     *               },
+                     *               {
+                     *                 "store": "appstore",
+                     *                 "locale": "en-US",
+                     *                 "field": "subtitle",
+                     *                 "new": "Rain"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "createdBy": {
+                     *             "memberId": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *             "operator": null
+                     *           },
+                     *           "operationId": null,
+                     *           "revertOperationId": null,
+                     *           "reason": null,
+                     *           "outcome": null,
+                     *           "createdAt": "2026-11-28T14:55:45.783Z",
+                     *           "updatedAt": "2026-11-28T14:55:45.783Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -7376,6 +9274,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "schedule": {
+                     *           "id": "sch_thf64pbp3r308zx2z48mp7fgy0",
+                     *           "projectId": "proj_91zakkk0j33x34406n4t7480a4",
+                     *           "kind": "push",
+                     *           "status": "cancelled",
+                     *           "at": "2026-11-28T15:55:43.012Z",
+                     *           "revertAt": null,
+                     *           "timeZone": null,
+                     *           "atLocal": null,
+                     *           "revertAtLocal": null,
+                     *           "note": null,
+                     *           "hash": "dabc3e881bba380981293b2eb8e93e35198b2f56802fff596201d18d5f300be9",
+                     *           "release": null,
+                     *           "summary": {
+                     *             "changeCount": 3,
+                     *             "mediaChangeCount": 0,
+                     *             "releaseNoteChangeCount": 0,
+                     *             "productChangeCount": 0,
+                     *             "detailChangeCount": 0,
+                     *             "fields": [
+                     *               {
+                     *                 "store": "appstore",
+                     *                 "locale": "en-US",
+                     *                 "field": "name",
+                     *                 "new": "Weather Pro"
+                     *               },
+                     *               {
+                     *                 "store": "appstore",
+                     *                 "locale": "en-US",
+                     *                 "field": "subtitle",
+                     *                 "new": "Rain"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "createdBy": {
+                     *             "memberId": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *             "operator": null
+                     *           },
+                     *           "operationId": null,
+                     *           "revertOperationId": null,
+                     *           "reason": "cancelled",
+                     *           "outcome": null,
+                     *           "createdAt": "2026-11-28T14:55:43.016Z",
+                     *           "updatedAt": "2026-11-28T14:55:43.039Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -7486,6 +9436,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sourceLocale": "en-US",
+                     *         "stores": [
+                     *           "appstore"
+                     *         ],
+                     *         "items": [],
+                     *         "counts": {
+                     *           "missing": 0,
+                     *           "outdated": 0,
+                     *           "draft": 0,
+                     *           "current": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -7631,6 +9599,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "locale": "de-DE",
+                     *         "version": "2.0",
+                     *         "imported": [
+                     *           {
+                     *             "store": "appstore",
+                     *             "field": "subtitle"
+                     *           }
+                     *         ],
+                     *         "ignored": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -7684,6 +9668,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sourceLocale": "en-US",
+                     *         "locale": "de-DE",
+                     *         "entries": [
+                     *           {
+                     *             "store": "appstore",
+                     *             "locale": "de-DE",
+                     *             "field": "name",
+                     *             "state": "missing",
+                     *             "source": "Weather Pro",
+                     *             "target": null,
+                     *             "translatedFrom": null,
+                     *             "draft": null
+                     *           },
+                     *           {
+                     *             "store": "appstore",
+                     *             "locale": "de-DE",
+                     *             "field": "subtitle",
+                     *             "state": "missing",
+                     *             "source": "Rain",
+                     *             "target": null,
+                     *             "translatedFrom": null,
+                     *             "draft": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -7754,6 +9769,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "targetLocales": [
+                 *         "de-DE"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     targetLocales: string[];
                     stores?: ("appstore" | "playstore")[];
@@ -7779,6 +9801,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "provider": "deepl",
+                     *         "drafts": [
+                     *           {
+                     *             "store": "appstore",
+                     *             "locale": "de-DE",
+                     *             "field": "name",
+                     *             "length": 13,
+                     *             "limit": 30,
+                     *             "overLimit": false,
+                     *             "note": null
+                     *           },
+                     *           {
+                     *             "store": "appstore",
+                     *             "locale": "de-DE",
+                     *             "field": "subtitle",
+                     *             "length": 4,
+                     *             "limit": 30,
+                     *             "overLimit": false,
+                     *             "note": null
+                     *           }
+                     *         ],
+                     *         "errors": [],
+                     *         "usage": {
+                     *           "characters": 25,
+                     *           "month": {
+                     *             "period": "2026-11",
+                     *             "characters": 50,
+                     *             "requests": 2
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -7848,6 +9907,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     /** @enum {string} */
                     store?: "appstore" | "playstore";
@@ -7866,6 +9926,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "locale": "de-DE",
+                     *         "accepted": [
+                     *           {
+                     *             "store": "appstore",
+                     *             "field": "name"
+                     *           },
+                     *           {
+                     *             "store": "appstore",
+                     *             "field": "subtitle"
+                     *           }
+                     *         ],
+                     *         "skipped": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -7918,6 +9997,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "glossaries": [
+                     *           {
+                     *             "sourceLanguage": "en",
+                     *             "targetLanguage": "de",
+                     *             "entries": {
+                     *               "Weather Pro": "Weather Pro"
+                     *             },
+                     *             "updatedAt": "2026-11-28T14:55:46.065Z"
+                     *           },
+                     *           {
+                     *             "sourceLanguage": "en",
+                     *             "targetLanguage": "fr",
+                     *             "entries": {
+                     *               "Weather Pro": "Weather Pro"
+                     *             },
+                     *             "updatedAt": "2026-11-28T14:55:45.647Z"
+                     *           }
+                     *         ],
+                     *         "usage": {
+                     *           "period": "2026-11",
+                     *           "characters": 75,
+                     *           "requests": 3
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -7966,6 +10075,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "terms": [
+                 *         "Weather Pro"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description Terms kept as they are: the app name, trademarks */
                     terms?: string[];
@@ -7986,6 +10102,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sourceLanguage": "en",
+                     *         "targetLanguage": "de",
+                     *         "entries": {
+                     *           "Weather Pro": "Weather Pro"
+                     *         },
+                     *         "updatedAt": "2026-11-28T14:55:46.065Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8040,6 +10169,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8077,6 +10214,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "org_mrmp4m49hed3xqtzvfqbcv8jq4",
+                     *         "name": "New name",
+                     *         "plan": "enterprise",
+                     *         "memberCount": 7,
+                     *         "settings": {
+                     *           "defaultLocale": "en-US",
+                     *           "requireApproval": false,
+                     *           "allowedDomains": [],
+                     *           "driftCheckMinutes": 60,
+                     *           "doNotTranslate": []
+                     *         },
+                     *         "usage": {
+                     *           "mediaBytes": 38448,
+                     *           "mediaBytesLimit": null
+                     *         },
+                     *         "createdAt": "2026-11-28T14:55:41.973Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8130,6 +10290,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "New name"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1..200 characters on one line; surrounding whitespace is trimmed */
                     name?: string;
@@ -8154,6 +10319,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "org_mrmp4m49hed3xqtzvfqbcv8jq4",
+                     *         "name": "New name",
+                     *         "settings": {
+                     *           "defaultLocale": "en-US",
+                     *           "requireApproval": false,
+                     *           "allowedDomains": [],
+                     *           "driftCheckMinutes": 60,
+                     *           "doNotTranslate": []
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8207,6 +10388,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "plan": "enterprise",
+                     *         "projects": {
+                     *           "used": 82,
+                     *           "limit": null
+                     *         },
+                     *         "seats": {
+                     *           "used": 6,
+                     *           "limit": null
+                     *         },
+                     *         "mediaBytes": {
+                     *           "used": 17088,
+                     *           "limit": null
+                     *         },
+                     *         "requestsPerMinute": 10000
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8269,6 +10471,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "entries": [
+                     *           {
+                     *             "id": "aud_09sq1dhgp4s6r248kv15kkk6cc",
+                     *             "actor": {
+                     *               "memberId": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *               "keyId": "key_fgbex34yzct108d0ntwpyhxk0w",
+                     *               "operator": null,
+                     *               "name": "Admin"
+                     *             },
+                     *             "action": "listings.update",
+                     *             "target": {
+                     *               "type": "listing",
+                     *               "id": "appstore/en-US"
+                     *             },
+                     *             "project": {
+                     *               "id": "proj_eztghqtdzpjyze23xpa1h1mtsm",
+                     *               "name": "Project 334"
+                     *             },
+                     *             "details": {
+                     *               "fields": [
+                     *                 "name",
+                     *                 "subtitle"
+                     *               ]
+                     *             },
+                     *             "createdAt": "2026-11-28T14:55:48.787Z"
+                     *           },
+                     *           {
+                     *             "id": "aud_grjn71412tjbpjjpe6s2xee8r4",
+                     *             "actor": {
+                     *               "memberId": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *               "keyId": "key_fgbex34yzct108d0ntwpyhxk0w",
+                     *               "operator": null,
+                     *               "name": "Admin"
+                     *             },
+                     *             "action": "projects.create",
+                     *             "target": {
+                     *               "type": "project",
+                     *               "id": "proj_eztghqtdzpjyze23xpa1h1mtsm"
+                     *             },
+                     *             "project": {
+                     *               "id": "proj_eztghqtdzpjyze23xpa1h1mtsm",
+                     *               "name": "Project 334"
+                     *             },
+                     *             "details": {
+                     *               "name": "Project 334"
+                     *             },
+                     *             "createdAt": "2026-11-28T14:55:48.784Z"
+                     *           }
+                     *         ],
+                     *         "total": 1021,
+                     *         "limit": 20,
+                     *         "offset": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8373,6 +10634,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "members": [
+                     *           {
+                     *             "id": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *             "email": "admin1-857b48@example.com",
+                     *             "name": "Admin",
+                     *             "role": "admin",
+                     *             "status": "active",
+                     *             "lastActive": "2026-11-28T14:55:41.985Z",
+                     *             "joinedAt": "2026-11-28T14:55:41.973Z",
+                     *             "access": {
+                     *               "projects": "all",
+                     *               "locales": "all",
+                     *               "approve": false
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "mem_0v1h9p1xy9j6dw7v9fn7sgmxj0",
+                     *             "email": "member2-70a9a6@example.com",
+                     *             "name": "member 2",
+                     *             "role": "member",
+                     *             "status": "active",
+                     *             "lastActive": "2026-11-28T14:55:42.387Z",
+                     *             "joinedAt": "2026-11-28T14:55:42.025Z",
+                     *             "access": {
+                     *               "projects": "all",
+                     *               "locales": "all",
+                     *               "approve": false
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8423,6 +10721,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "i09416086716754823@example.com"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                     /** @enum {string} */
@@ -8449,6 +10752,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "inviteId": "inv_facp8be2h4zzr10a7f92jdzt8g",
+                     *         "email": "i09416086716754823@example.com",
+                     *         "role": "member",
+                     *         "expiresAt": "2026-12-05T14:55:46.587Z",
+                     *         "access": {
+                     *           "projects": "all",
+                     *           "locales": "all",
+                     *           "approve": false
+                     *         }
+                     *       },
+                     *       "delivery": "share_link",
+                     *       "inviteUrl": "http://appmeta.test/invite/inv_facp8be2h4zzr10a7f92jdzt8g"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8510,6 +10831,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Member member236-252261@example.com was removed and their API keys revoked"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8538,6 +10865,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "viewer"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     role?: "admin" | "member" | "viewer";
@@ -8562,6 +10894,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "mem_a6kq2m64qrr83z2x4jascwa1x8",
+                     *         "role": "viewer",
+                     *         "access": {
+                     *           "projects": "all",
+                     *           "locales": "all",
+                     *           "approve": false
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8611,6 +10957,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "invites": [
+                     *           {
+                     *             "inviteId": "inv_c8wry3ck5vtnrt3fptm6qjv4t8",
+                     *             "email": "r17958777476509592773465329396@example.com",
+                     *             "role": "member",
+                     *             "expiresAt": "2026-12-05T14:55:47.651Z",
+                     *             "access": {
+                     *               "projects": "all",
+                     *               "locales": "all",
+                     *               "approve": false
+                     *             },
+                     *             "status": "pending",
+                     *             "invitedBy": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *             "createdAt": "2026-11-28T14:55:47.651Z"
+                     *           },
+                     *           {
+                     *             "inviteId": "inv_facp8be2h4zzr10a7f92jdzt8g",
+                     *             "email": "i09416086716754823@example.com",
+                     *             "role": "member",
+                     *             "expiresAt": "2026-12-05T14:55:46.587Z",
+                     *             "access": {
+                     *               "projects": "all",
+                     *               "locales": "all",
+                     *               "approve": false
+                     *             },
+                     *             "status": "pending",
+                     *             "invitedBy": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *             "createdAt": "2026-11-28T14:55:46.587Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8672,6 +11055,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "revoked": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8711,6 +11102,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "keys": [
+                     *           {
+                     *             "id": "key_fgbex34yzct108d0ntwpyhxk0w",
+                     *             "name": "Initial admin key",
+                     *             "memberId": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *             "prefix": "amk_4VjXLXKi",
+                     *             "createdAt": "2026-11-28T14:55:41.974Z",
+                     *             "lastUsedAt": "2026-11-28T14:55:41.985Z",
+                     *             "expiresAt": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8753,6 +11162,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "mine"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1..100 characters; surrounding whitespace is trimmed */
                     name?: string;
@@ -8773,6 +11187,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "apiKey": "amk_EXAMPLE",
+                     *         "key": {
+                     *           "id": "key_jt36psyq1cj3yyndscaasm3v14",
+                     *           "name": "mine",
+                     *           "memberId": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *           "prefix": "amk_aJPCx01O",
+                     *           "createdAt": "2026-11-28T14:55:46.338Z",
+                     *           "lastUsedAt": null,
+                     *           "expiresAt": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8828,6 +11259,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "revoked": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8865,6 +11304,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "credentials": [
+                     *           {
+                     *             "store": "appstore",
+                     *             "configured": true,
+                     *             "issuerId": "6b49595a-fad2-4595-b1b3-4a799bc8af85",
+                     *             "keyId": "K06E700A8A",
+                     *             "updatedAt": "2026-11-28T14:55:46.330Z",
+                     *             "lastVerification": null
+                     *           },
+                     *           {
+                     *             "store": "playstore",
+                     *             "configured": true,
+                     *             "clientEmail": "svc-2d9fab51@example-project.iam.gserviceaccount.com",
+                     *             "projectId": "example-project",
+                     *             "updatedAt": "2026-11-28T14:55:46.296Z",
+                     *             "lastVerification": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8917,6 +11381,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "issuerId": "ec077cb1-9a04-420e-b7a6-ce99c6e24a90",
+                 *       "keyId": "KEE7C7629C",
+                 *       "privateKey": "-----BEGIN PRIVATE KEY-----\n…\n-----END PRIVATE KEY-----"
+                 *     }
+                 */
                 "application/json": {
                     issuerId: string;
                     keyId: string;
@@ -8934,6 +11405,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "store": "appstore",
+                     *         "configured": true,
+                     *         "issuerId": "ec077cb1-9a04-420e-b7a6-ce99c6e24a90",
+                     *         "keyId": "KEE7C7629C",
+                     *         "updatedAt": "2026-11-28T14:55:46.962Z",
+                     *         "lastVerification": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -8988,6 +11472,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "serviceAccount": {
+                 *         "type": "service_account",
+                 *         "project_id": "example-project",
+                 *         "private_key_id": "8bbf73e6b503486e86019d2aea511faa",
+                 *         "private_key": "-----BEGIN PRIVATE KEY-----\n…\n-----END PRIVATE KEY-----",
+                 *         "client_email": "svc-2d9fab51@example-project.iam.gserviceaccount.com",
+                 *         "client_id": "1234567890",
+                 *         "token_uri": "https://attacker.example/token"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     serviceAccount: string | {
                         [key: string]: unknown;
@@ -9005,6 +11502,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "store": "playstore",
+                     *         "configured": true,
+                     *         "clientEmail": "svc-2d9fab51@example-project.iam.gserviceaccount.com",
+                     *         "projectId": "example-project",
+                     *         "updatedAt": "2026-11-28T14:55:48.133Z",
+                     *         "lastVerification": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9059,6 +11569,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "apiKey": "EXAMPLE"
+                 *     }
+                 */
                 "application/json": {
                     apiKey: string;
                 };
@@ -9074,6 +11589,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "store": "deepl",
+                     *         "configured": true,
+                     *         "free": false,
+                     *         "updatedAt": "2026-11-28T14:55:48.666Z",
+                     *         "lastVerification": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9139,6 +11666,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9182,6 +11717,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "store": "appstore",
+                     *         "verified": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9227,6 +11771,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "stores": {
+                     *           "appstore": [
+                     *             {
+                     *               "code": "ar-SA",
+                     *               "name": "Arabic (Saudi Arabia)"
+                     *             },
+                     *             {
+                     *               "code": "bn-BD",
+                     *               "name": "Bangla (Bangladesh)"
+                     *             }
+                     *           ],
+                     *           "playstore": [
+                     *             {
+                     *               "code": "af",
+                     *               "name": "Afrikaans"
+                     *             },
+                     *             {
+                     *               "code": "am",
+                     *               "name": "Amharic"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "common": [
+                     *           "bn-BD",
+                     *           "ca"
+                     *         ],
+                     *         "project": {
+                     *           "appstore": [
+                     *             "en-US"
+                     *           ],
+                     *           "playstore": []
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9281,6 +11864,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "webhooks": [
+                     *           {
+                     *             "id": "wh_szyfxk2vr5mh9qnsgwej8ve78g",
+                     *             "url": "https://hooks.example.com/appmeta",
+                     *             "description": "",
+                     *             "events": [],
+                     *             "enabled": true,
+                     *             "disabledReason": null,
+                     *             "failingSince": null,
+                     *             "previousSecretExpiresAt": null,
+                     *             "createdAt": "2026-11-28T14:55:42.787Z",
+                     *             "updatedAt": "2026-11-28T14:55:42.787Z"
+                     *           },
+                     *           {
+                     *             "id": "wh_2bhfqvsk1qn2rzfykqnrd0z5s8",
+                     *             "url": "https://hooks.example.com/appmeta",
+                     *             "description": "",
+                     *             "events": [],
+                     *             "enabled": true,
+                     *             "disabledReason": null,
+                     *             "failingSince": null,
+                     *             "previousSecretExpiresAt": null,
+                     *             "createdAt": "2026-11-28T14:55:43.125Z",
+                     *             "updatedAt": "2026-11-28T14:55:43.125Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9328,6 +11944,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/appmeta"
+                 *     }
+                 */
                 "application/json": {
                     /** @description http(s) URL that receives POSTs */
                     url: string;
@@ -9348,6 +11969,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "wh_kzvf5t02g8y8h5zzzkf3zdzvjw",
+                     *           "url": "https://hooks.example.com/appmeta",
+                     *           "description": "",
+                     *           "events": [],
+                     *           "enabled": true,
+                     *           "disabledReason": null,
+                     *           "failingSince": null,
+                     *           "previousSecretExpiresAt": null,
+                     *           "createdAt": "2026-11-28T14:55:44.153Z",
+                     *           "updatedAt": "2026-11-28T14:55:44.153Z"
+                     *         },
+                     *         "secret": "whsec_EXAMPLE"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9410,6 +12051,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "wh_4a1hrzxpet7ahfdxg5z4xxg4r8",
+                     *           "url": "https://hooks.example.com/appmeta",
+                     *           "description": "",
+                     *           "events": [],
+                     *           "enabled": true,
+                     *           "disabledReason": null,
+                     *           "failingSince": null,
+                     *           "previousSecretExpiresAt": null,
+                     *           "createdAt": "2026-11-28T14:55:46.602Z",
+                     *           "updatedAt": "2026-11-28T14:55:46.602Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9467,6 +12127,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Webhook removed"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9495,6 +12161,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "CI"
+                 *     }
+                 */
                 "application/json": {
                     /** @description http(s) URL that receives POSTs */
                     url?: string;
@@ -9516,6 +12187,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "wh_7xc6dzv1mhk74wr2wr8mrqj3hc",
+                     *           "url": "https://hooks.example.com/appmeta",
+                     *           "description": "CI",
+                     *           "events": [],
+                     *           "enabled": true,
+                     *           "disabledReason": null,
+                     *           "failingSince": null,
+                     *           "previousSecretExpiresAt": null,
+                     *           "createdAt": "2026-11-28T14:55:45.817Z",
+                     *           "updatedAt": "2026-11-28T14:55:45.819Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9580,6 +12270,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "wh_rkzh9xg7z3g6ccp17q4bzkcrgm",
+                     *           "url": "https://hooks.example.com/appmeta",
+                     *           "description": "",
+                     *           "events": [],
+                     *           "enabled": true,
+                     *           "disabledReason": null,
+                     *           "failingSince": null,
+                     *           "previousSecretExpiresAt": "2026-11-29T14:55:44.545Z",
+                     *           "createdAt": "2026-11-28T14:55:44.543Z",
+                     *           "updatedAt": "2026-11-28T14:55:44.545Z"
+                     *         },
+                     *         "secret": "whsec_EXAMPLE"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9646,6 +12356,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "delivery": {
+                     *           "id": "whd_wp8ppfny7ex4rtb8fg1ajx45g8",
+                     *           "webhookId": "wh_2bhfqvsk1qn2rzfykqnrd0z5s8",
+                     *           "eventId": "evt_jh5hrz0c95fv9z5zsv4tcsb8x8",
+                     *           "eventType": "webhook.test",
+                     *           "status": "pending",
+                     *           "attemptCount": 0,
+                     *           "attempts": [],
+                     *           "nextAttemptAt": "2026-11-28T14:55:43.127Z",
+                     *           "createdAt": "2026-11-28T14:55:43.127Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9716,6 +12444,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveries": [],
+                     *         "total": 0,
+                     *         "limit": 20,
+                     *         "offset": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9789,6 +12528,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "delivery": {
+                     *           "id": "whd_vspnfskchsy3y0qv6s5jq8rs60",
+                     *           "webhookId": "wh_18vb4ngxdv6qmdh1vnvvm00yec",
+                     *           "eventId": "evt_nffsrevp5da2h8nv75pphyhaw8",
+                     *           "eventType": "webhook.test",
+                     *           "status": "pending",
+                     *           "attemptCount": 0,
+                     *           "attempts": [],
+                     *           "nextAttemptAt": "2026-11-28T14:55:48.152Z",
+                     *           "createdAt": "2026-11-28T14:55:48.151Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9897,6 +12654,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "tree": "fastlane/metadata",
+                     *         "imported": [
+                     *           {
+                     *             "store": "appstore",
+                     *             "locale": "en-US",
+                     *             "fields": 1
+                     *           }
+                     *         ],
+                     *         "releaseNotes": 0,
+                     *         "details": 0,
+                     *         "skipped": [],
+                     *         "warnings": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -9968,6 +12744,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "imported": [],
+                     *         "skipped": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10040,6 +12825,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "med_yxwsk63s6n1gt03smc83fde7cm",
+                     *         "sha256": "5d8ab933400721ed498b0965105baedf2e1aace388c47e4716f96e6c6cc4de24",
+                     *         "md5": "c8d762819c28ac92d9223ebfee7e2178",
+                     *         "kind": "image",
+                     *         "contentType": "image/png",
+                     *         "bytes": 4272,
+                     *         "width": 320,
+                     *         "height": 640,
+                     *         "durationMs": null,
+                     *         "fileName": "shot.png",
+                     *         "position": 1,
+                     *         "url": "/api/v1/media/5d8ab933400721ed498b0965105baedf2e1aace388c47e4716f96e6c6cc4de24",
+                     *         "thumbnailUrl": "/api/v1/media/5d8ab933400721ed498b0965105baedf2e1aace388c47e4716f96e6c6cc4de24?thumb=1",
+                     *         "replaced": null,
+                     *         "notVerified": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10101,6 +12908,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "inviteId": "inv_cd726ke7kx3n556m8s356dgb8m",
+                     *         "organizationName": "Org 1",
+                     *         "email": "live@example.com",
+                     *         "role": "viewer",
+                     *         "expiresAt": "2026-12-05T14:55:50.175Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10137,6 +12956,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Live"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1..200 characters on one line; surrounding whitespace is trimmed */
                     name: string;
@@ -10154,6 +12978,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "member": {
+                     *           "id": "mem_ms50xad7ype82xa6506e2s2nv4",
+                     *           "email": "live@example.com",
+                     *           "name": "Live",
+                     *           "role": "viewer",
+                     *           "status": "active",
+                     *           "lastActive": null,
+                     *           "joinedAt": "2026-11-28T14:55:50.188Z",
+                     *           "access": {
+                     *             "projects": "all",
+                     *             "locales": "all",
+                     *             "approve": false
+                     *           }
+                     *         },
+                     *         "apiKey": "amk_EXAMPLE",
+                     *         "key": {
+                     *           "id": "key_g59nj5h25z76eqvmky3ccxv9a0",
+                     *           "name": "First key",
+                     *           "memberId": "mem_ms50xad7ype82xa6506e2s2nv4",
+                     *           "prefix": "amk_utm9rW_V",
+                     *           "createdAt": "2026-11-28T14:55:50.190Z",
+                     *           "lastUsedAt": null,
+                     *           "expiresAt": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10230,6 +13085,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "member": {
+                     *           "id": "mem_tktj1gj0btnbef7gs06yh477f0",
+                     *           "email": "admin1-857b48@example.com",
+                     *           "name": "Admin",
+                     *           "role": "admin",
+                     *           "status": "active",
+                     *           "lastActive": "2026-11-28T14:55:41.985Z",
+                     *           "joinedAt": "2026-11-28T14:55:41.973Z",
+                     *           "access": {
+                     *             "projects": "all",
+                     *             "locales": "all",
+                     *             "approve": false
+                     *           }
+                     *         },
+                     *         "organization": {
+                     *           "id": "org_mrmp4m49hed3xqtzvfqbcv8jq4",
+                     *           "name": "New name",
+                     *           "plan": "enterprise"
+                     *         },
+                     *         "role": "admin",
+                     *         "sessionId": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10285,6 +13168,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "apiKey": "amk_EXAMPLE"
+                 *     }
+                 */
                 "application/json": {
                     apiKey: string;
                 };
@@ -10301,6 +13189,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sessionId": "ses_xmwekmnafevfk3jephtgw9gw5c",
+                     *         "expiresAt": "2026-12-28T14:55:50.217Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10345,6 +13242,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "signedOut": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10384,6 +13289,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sessionId": "ses_deq6r4va9bdme7yfvptjrvck50",
+                     *         "expiresAt": "2026-12-28T14:55:50.221Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10427,6 +13341,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "challengeId": "wch_7ce2q00ssm4wxv9sdxa66b5y1r",
+                     *         "options": {
+                     *           "challenge": "GBB0RAPG9EyJYrI7-B2beVviClHsHVFPFGYj_amL4Rc",
+                     *           "rpId": "appmeta.test",
+                     *           "timeout": 60000,
+                     *           "userVerification": "preferred"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10525,6 +13453,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sessions": [
+                     *           {
+                     *             "id": "ses_jsx6d8j3tywspyvgy7jx1z5hn4",
+                     *             "method": "api-key",
+                     *             "userAgent": "lightMyRequest",
+                     *             "createdAt": "2026-11-28T14:55:45.237Z",
+                     *             "lastSeenAt": "2026-11-28T14:55:45.237Z",
+                     *             "expiresAt": "2026-12-28T14:55:45.237Z",
+                     *             "current": false
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10581,6 +13527,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "signedOut": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10619,6 +13573,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "signedOut": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10651,6 +13613,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "memberId": "mem_scd0g83p5vxn8kpbc9e6pxw094"
+                 *     }
+                 */
                 "application/json": {
                     memberId: string;
                 };
@@ -10668,6 +13635,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "url": "http://appmeta.test/sign-in/asl_lsmzQ2GChnCd2X97TROPSTk1-JhpS66MwVa9nxIXu9o",
+                     *         "memberId": "mem_scd0g83p5vxn8kpbc9e6pxw094",
+                     *         "expiresAt": "2026-11-28T15:10:46.052Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10713,6 +13690,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "passkeys": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10760,6 +13745,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "challenge": "JjeB7vKl0YH6KMTpHcAX-J_g4C0Ao2sPMmnl932j6jU",
+                     *         "rp": {
+                     *           "name": "appmeta",
+                     *           "id": "appmeta.test"
+                     *         },
+                     *         "user": {
+                     *           "id": "bWVtX3RrdGoxZ2owYnRuYmVmN2dzMDZ5aDQ3N2Yw",
+                     *           "name": "admin1-857b48@example.com",
+                     *           "displayName": "Admin"
+                     *         },
+                     *         "pubKeyCredParams": [
+                     *           {
+                     *             "alg": -8,
+                     *             "type": "public-key"
+                     *           },
+                     *           {
+                     *             "alg": -7,
+                     *             "type": "public-key"
+                     *           }
+                     *         ],
+                     *         "timeout": 60000,
+                     *         "attestation": "none",
+                     *         "excludeCredentials": [],
+                     *         "authenticatorSelection": {
+                     *           "residentKey": "required",
+                     *           "userVerification": "preferred",
+                     *           "requireResidentKey": true
+                     *         },
+                     *         "extensions": {
+                     *           "credProps": true
+                     *         },
+                     *         "hints": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;

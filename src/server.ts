@@ -49,8 +49,9 @@ export async function startServer(
       );
       print(`Admin API key (shown once, store it now): ${created.apiKey}`);
       print('Try it from another terminal:');
+      print(`  export APPMETA_URL=${config.publicUrl}`);
       print(`  export APPMETA_KEY=${created.apiKey}`);
-      print(`  curl -s ${config.publicUrl}/api/v1/projects -H "Authorization: Bearer $APPMETA_KEY"`);
+      print('  curl -s $APPMETA_URL/api/v1/projects -H "Authorization: Bearer $APPMETA_KEY"');
       const link = await services.sessions.createSignInLinkAsOperator(
         { email: created.member.email, organizationId: created.organization.id },
         'server:first-start',

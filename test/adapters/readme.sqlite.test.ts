@@ -203,6 +203,10 @@ const SETUPS: { matches: RegExp; run: () => Promise<void> }[] = [
       const key = /export APPMETA_KEY=(amk_\S+)/.exec(service.stdout())?.[1];
       if (key === undefined) throw new Error(`the first start printed no key: ${service.stdout()}`);
       env.APPMETA_KEY = key;
+      // The address the first start printed: every example takes it from this one variable.
+      const url = /export APPMETA_URL=(\S+)/.exec(service.stdout())?.[1];
+      if (url === undefined) throw new Error(`the first start printed no address: ${service.stdout()}`);
+      env.APPMETA_URL = url;
     },
   },
   // The suite itself, and an MCP client's set-up: nothing to do here.

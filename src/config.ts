@@ -85,7 +85,9 @@ export function loadConfig(env: Env = process.env): Config {
 
   const host = read('HOST') ?? '127.0.0.1';
 
-  const publicUrlRaw = read('PUBLIC_URL') ?? `http://localhost:${port ?? 3000}`;
+  // The CLI in a reader's terminal has the server's address as APPMETA_URL (the first start prints
+  // it): links it prints (login-link) then point where the server runs, whatever its port.
+  const publicUrlRaw = read('PUBLIC_URL') ?? read('APPMETA_URL') ?? `http://localhost:${port ?? 3000}`;
   const publicUrl = parseHttpUrl(publicUrlRaw);
   if (publicUrl === null) problems.push(`PUBLIC_URL must be an http(s) URL (got "${publicUrlRaw}")`);
 

@@ -34,6 +34,8 @@ describe('appmeta serve', () => {
     const key = printedAdminKey(first);
     expect(key).toBeDefined();
     expect(first.output().stdout).toContain(`  export APPMETA_KEY=${printedAdminKey(first)}\n`);
+    // The address to reach it, for the README's examples and the CLI (PUBLIC_URL).
+    expect(first.output().stdout).toMatch(/ {2}export APPMETA_URL=http:\/\/localhost:\d+\n/);
     const org = (await (
       await fetch(`${url}/api/v1/organization`, { headers: { authorization: `Bearer ${key}` } })
     ).json()) as any;

@@ -51,6 +51,11 @@ describe('loadConfig', () => {
 
   it('derives PUBLIC_URL from PORT and strips a trailing slash', () => {
     expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+    // The CLI beside a server on another port: the address the first start printed.
+    expect(loadConfig({ APPMETA_URL: 'http://localhost:4123' }).publicUrl).toBe('http://localhost:4123');
+    expect(
+      loadConfig({ APPMETA_URL: 'http://localhost:4123', PUBLIC_URL: 'https://a.example' }).publicUrl,
+    ).toBe('https://a.example');
     expect(loadConfig({ PUBLIC_URL: 'https://appmeta.example.com/' }).publicUrl).toBe(
       'https://appmeta.example.com',
     );

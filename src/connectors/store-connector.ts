@@ -4,6 +4,14 @@
  */
 import type { Readable } from 'node:stream';
 import type { Store } from '../shared/stores.js';
+import type { ReleaseControl, StoreReleaseControls } from './release-control.js';
+
+export type {
+  ReleaseControl,
+  ReleaseControlAction,
+  StorePhasedRelease,
+  StoreReleaseControls,
+} from './release-control.js';
 
 /** App Store Connect API credentials: a team key (issuer, key id, the .p8). */
 export interface AppStoreSecret {
@@ -130,54 +138,6 @@ export interface StoreTrack {
 export interface StoreReleases {
   versions: StoreVersion[];
   tracks: StoreTrack[];
-}
-
-/**
- * A release control (design.md §20): the App Store release type and phased release of the app's
- * newest version (stores-media.md B1), a Google Play track's staged rollout (B2).
- */
-export type ReleaseControl =
-  | {
-      action: 'setReleaseType';
-      releaseType: 'MANUAL' | 'AFTER_APPROVAL' | 'SCHEDULED';
-      /** With SCHEDULED: the earliest release (ISO time, whole hours). */
-      earliestReleaseDate?: string;
-    }
-  | { action: 'enablePhasedRelease' | 'pausePhasedRelease' | 'resumePhasedRelease' | 'completePhasedRelease' }
-  | { action: 'setRolloutFraction'; track: string; fraction: number }
-  | { action: 'haltRollout' | 'resumeRollout' | 'completeRollout'; track: string };
-
-export type ReleaseControlAction = ReleaseControl['action'];
-
-/** An App Store version's phased release (ASC `appStoreVersionPhasedReleases`). */
-export interface StorePhasedRelease {
-  id: string;
-  /** INACTIVE, ACTIVE, PAUSED or COMPLETE. */
-  state: string;
-  startDate: string | null;
-  currentDayNumber: number | null;
-  totalPauseDuration: number | null;
-}
-
-/** What release controls act on, as the store has it now. */
-export interface StoreReleaseControls {
-  /** App Store: the app's newest version, its release type and phased release. */
-  version?: {
-    id: string;
-    versionString: string;
-    state: string;
-    releaseType: string | null;
-    earliestReleaseDate: string | null;
-    phasedRelease: StorePhasedRelease | null;
-  } | null;
-  /** Google Play: the releases of each track that are rolling out, halted or complete. */
-  rollouts?: {
-    track: string;
-    name: string | null;
-    versionCodes: string[];
-    status: string;
-    userFraction: number | null;
-  }[];
 }
 
 /** Google Play: the notes of the release of `track` that contains `versionCode`; null removes a language. */

@@ -5,6 +5,7 @@ export {
   changesetLocales,
   countsByStore,
   fieldState,
+  isEmpty,
   planFor,
   type Changeset,
   type ProductChanges,

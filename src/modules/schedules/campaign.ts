@@ -4,11 +4,20 @@
  * time those fields go back in the working copy and exactly they are pushed.
  */
 import { invalidField } from '../../errors.js';
-import type { Changeset } from '../listings/index.js';
+import { STORES } from '../../shared/stores.js';
+import { requireLocalesInScope, type RequestContext } from '../access/index.js';
+import { changesetLocales, type Changeset } from '../listings/index.js';
+import { isLinked, type Project } from '../projects/index.js';
 import type { RevertEntry, ScheduleSummary } from './schedule.js';
 
 /** How many listing texts a schedule's summary names. */
 const SUMMARY_FIELDS = 20;
+
+/** Every locale a changeset writes, in the project's linked stores, must be in the caller's scope (design.md §16). */
+export function requireChangesetInScope(ctx: RequestContext, project: Project, changeset: Changeset): void {
+  const stores = STORES.filter((store) => isLinked(project, store));
+  requireLocalesInScope(ctx, changesetLocales(changeset, stores, undefined));
+}
 
 /** The parts of a changeset a campaign cannot put back, by name (empty when it can revert). */
 export function unrevertableParts(changeset: Changeset): string[] {

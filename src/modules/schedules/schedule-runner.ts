@@ -18,7 +18,6 @@ import {
   isRole,
   parseScope,
   recordedContext,
-  requireLocalesInScope,
   type AccessScope,
   type RequestContext,
   type Role,
@@ -26,11 +25,11 @@ import {
 import type { AuditLog } from '../audit/index.js';
 import type { DriftedField } from '../drift/index.js';
 import type { Outbox } from '../events/index.js';
-import { changesetLocales, type Changeset, type Diffs, type ListingWriter } from '../listings/index.js';
-import { isLinked, type ProjectsService } from '../projects/index.js';
+import type { Changeset, Diffs, ListingWriter } from '../listings/index.js';
+import type { ProjectsService } from '../projects/index.js';
 import type { ReleaseAction, ReleaseActionInput } from '../releases/index.js';
-import { STORES, STORE_LABEL, type Store } from '../../shared/stores.js';
-import { revertChangeset, revertPlanOf } from './campaign.js';
+import { STORE_LABEL, type Store } from '../../shared/stores.js';
+import { requireChangesetInScope, revertChangeset, revertPlanOf } from './campaign.js';
 import type { RevertEntry } from './schedule.js';
 import { schedulesRepository as repo } from './schedules.repository.js';
 
@@ -184,9 +183,7 @@ export function createScheduleRunner(deps: ScheduleRunnerDeps) {
     if (ctx.principal.role !== 'admin' && pending.approval.required && !pending.approval.approved) {
       throw new Held('An admin has not approved this changeset; approval is required before it is pushed');
     }
-    const project = await deps.projects.require(ctx, row.project_id);
-    const stores = STORES.filter((store) => isLinked(project, store));
-    requireLocalesInScope(ctx, changesetLocales(changeset, stores, undefined));
+    requireChangesetInScope(ctx, await deps.projects.require(ctx, row.project_id), changeset);
     const drifted = driftedFields(changeset, await deps.driftCheck(row.project_id, log));
     if (drifted.length > 0) {
       throw new Held(

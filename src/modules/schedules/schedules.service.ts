@@ -8,13 +8,12 @@ import type { Executor } from '../../db/database.js';
 import { AppError, invalidField, notFound } from '../../errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { STORES } from '../../shared/stores.js';
-import { authorize, requireLocalesInScope, storedScope, type RequestContext } from '../access/index.js';
+import { authorize, storedScope, type RequestContext } from '../access/index.js';
 import { actorOf, type AuditLog } from '../audit/index.js';
-import { changesetLocales, type Approvals, type Diffs } from '../listings/index.js';
-import { isLinked, type ProjectsService } from '../projects/index.js';
+import { isEmpty, type Approvals, type Diffs } from '../listings/index.js';
+import type { ProjectsService } from '../projects/index.js';
 import { releaseActionOf, type ReleaseActionInput } from '../releases/index.js';
-import { checkRevertable, summaryOf } from './campaign.js';
+import { checkRevertable, requireChangesetInScope, summaryOf } from './campaign.js';
 import { FINAL, scheduleOf, SCHEDULE_STATUSES, type Schedule } from './schedule.js';
 import { instantOf, zoneOf } from './schedule-times.js';
 import { schedulesRepository as repo } from './schedules.repository.js';
@@ -62,15 +61,7 @@ export function createSchedulesService(deps: SchedulesServiceDeps) {
     const project = await projects.require(ctx, projectId);
     const pending = await deps.diffs.pending(ctx, projectId);
     const { changeset } = pending;
-    if (
-      changeset.changeCount +
-        changeset.mediaChangeCount +
-        changeset.releaseNoteChangeCount +
-        changeset.productChangeCount +
-        changeset.detailChangeCount ===
-        0 &&
-      Object.values(changeset.removedLocales).every((l) => l.length === 0)
-    ) {
+    if (isEmpty(changeset)) {
       throw new AppError('CONFLICT', 'Nothing is pending: edit the listings first, then schedule the diff');
     }
     if (hash !== changeset.hash) {
@@ -80,8 +71,7 @@ export function createSchedulesService(deps: SchedulesServiceDeps) {
           `${changeset.hash.slice(0, 12)}…): read the diff again and schedule its hash`,
       );
     }
-    const stores = STORES.filter((store) => isLinked(project, store));
-    requireLocalesInScope(ctx, changesetLocales(changeset, stores, undefined));
+    requireChangesetInScope(ctx, project, changeset);
     if (revert) checkRevertable(changeset);
     // Approval rules apply: without one yet, the admins are asked now (an approval request) and the
     // schedule holds at its time unless this exact changeset is approved by then.

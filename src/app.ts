@@ -15,6 +15,8 @@ import { createLogger, requestLogger } from './logger.js';
 import { serviceUnavailable } from './errors.js';
 import type { Api } from './http/api.js';
 import { ok } from './http/envelope.js';
+import { registerMetrics } from './http/metrics-route.js';
+import { createMetrics, type Metrics } from './metrics/index.js';
 import { registerDashboard } from './http/dashboard.js';
 import {
   createClientErrorHandler,
@@ -73,6 +75,8 @@ export interface AppDeps {
   keyRing?: KeyRing;
   connectors?: ConnectorFactory;
   lockWaitMs?: number;
+  /** What the instance reports to GET /metrics; by default kept when METRICS_TOKEN is set. */
+  metrics?: Metrics;
 }
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -91,10 +95,12 @@ export async function buildApp(
   const { config, db } = deps;
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger(config);
+  const metrics = deps.metrics ?? createMetrics(config);
   const services = createServices({
     db,
     clock,
     config,
+    metrics,
     keyRing: deps.keyRing ?? resolveKeyRing(config, logger),
     log: logger,
     ...(deps.connectors && { connectors: deps.connectors }),
@@ -224,7 +230,12 @@ export async function buildApp(
   await registerReferencePage(app, config.publicUrl);
 
   healthRoutes(app, db);
-  metricsRoute(app, rateLimiter);
+  metrics.watch({
+    queueDepth: () => services.queue.depth(),
+    pool: () => db.poolUse(),
+    rateLimits: () => rateLimiter.metrics,
+  });
+  registerMetrics(app, metrics, config.metricsToken);
 
   app.get('/api/v1/openapi.json', { schema: { hide: true, operationId: 'openapi.get' } }, async (request) =>
     documentFor(app.swagger(), request, config.publicUrl),
@@ -333,20 +344,5 @@ function healthRoutes(app: Api, db: Db): void {
       if (!(await db.ping())) throw serviceUnavailable('The database is not reachable');
       return ok({ status: 'ready' as const });
     },
-  });
-}
-
-/** Prometheus text exposition of the few counters an operator alerts on. */
-function metricsRoute(app: Api, rateLimiter: RateLimiter): void {
-  app.get('/metrics', { schema: { hide: true, operationId: 'metrics.get' } }, async (_request, reply) => {
-    const lines = [
-      '# HELP appmeta_rate_limit_store_errors_total Requests served uncounted because the rate-limit store failed.',
-      '# TYPE appmeta_rate_limit_store_errors_total counter',
-      `appmeta_rate_limit_store_errors_total ${rateLimiter.metrics.storeErrors}`,
-      '# HELP appmeta_rate_limited_requests_total Requests refused with 429.',
-      '# TYPE appmeta_rate_limited_requests_total counter',
-      `appmeta_rate_limited_requests_total ${rateLimiter.metrics.limited}`,
-    ];
-    return reply.type('text/plain; version=0.0.4').send(`${lines.join('\n')}\n`);
   });
 }

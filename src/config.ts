@@ -45,6 +45,8 @@ export interface Config {
   readonly blobStore: BlobStoreConfig;
   /** Limits of purchase and subscription texts, with APPMETA_PRODUCT_LIMITS applied (design.md §17). */
   readonly productLimits: ProductLimits;
+  /** The Bearer token of GET /metrics (METRICS_TOKEN); null: no metrics are kept, /metrics is 404. */
+  readonly metricsToken: string | null;
 }
 
 /**
@@ -182,6 +184,11 @@ export function loadConfig(env: Env = process.env): Config {
   const productLimits = parseProductLimits(read('APPMETA_PRODUCT_LIMITS'));
   if (typeof productLimits === 'string') problems.push(productLimits);
 
+  const metricsToken = read('METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && !/^[\x21-\x7e]{16,200}$/.test(metricsToken)) {
+    problems.push('METRICS_TOKEN must be 16 to 200 printable characters without spaces');
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return Object.freeze({
@@ -201,6 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate: allowPrivateRaw === 'true',
     blobStore: Object.freeze(blobStore as BlobStoreConfig),
     productLimits: productLimits as ProductLimits,
+    metricsToken,
   });
 }
 

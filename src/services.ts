@@ -40,6 +40,7 @@ import { createEventStream, createOutbox } from './modules/events/index.js';
 import { createWebhookFanOut, createWebhooksService } from './modules/webhooks/index.js';
 import { createJobQueue, WAKE_AFTER_MS, type JobQueue } from './jobs/index.js';
 import { createBlobStore, type BlobStore } from './blobs/index.js';
+import { NO_METRICS, type Metrics } from './metrics/index.js';
 import {
   createReleaseControls,
   createReleasesService,
@@ -92,6 +93,8 @@ export interface ServiceDeps {
   blobs?: BlobStore;
   /** The machine translation provider; by default DeepL at DEEPL_API_URL. */
   translationProvider?: TranslationProvider;
+  /** Where store calls, jobs and webhook deliveries are counted (GET /metrics); by default nowhere. */
+  metrics?: Metrics;
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -102,6 +105,7 @@ export function createServices(deps: ServiceDeps) {
   const organizations = organizationsRepository;
   const members = membersRepository;
 
+  const metrics = deps.metrics ?? NO_METRICS;
   const queue = deps.queue ?? createJobQueue(deps.db, deps.config.database);
   const blobs = deps.blobs ?? createBlobStore(deps.config.blobStore);
   const eventStream = createEventStream({ db, log: deps.log ?? pino({ level: 'silent' }) });
@@ -141,7 +145,7 @@ export function createServices(deps: ServiceDeps) {
     clock,
     audit,
     keyRing: deps.keyRing,
-    connectors: deps.connectors ?? createConnectorFactory(deps.config),
+    connectors: deps.connectors ?? createConnectorFactory(deps.config, { metrics }),
     verifyTranslationKey: (apiKey) => translationProvider.usage(apiKey),
   });
   const translationKeyOf = async (organizationId: string) =>
@@ -349,11 +353,13 @@ export function createServices(deps: ServiceDeps) {
       outbox,
       retrySchedule: deps.config.webhookRetrySchedule,
       allowPrivate: deps.config.webhookAllowPrivate,
+      metrics,
     }),
     drift,
     eventStream,
     outbox,
     queue,
+    metrics,
     locales: createLocalesService({ db, projects, listings: listingsRepository }),
     media,
     marketing: createMarketingService({

@@ -29,6 +29,7 @@ export async function startWorker(services: Services, log: Logger): Promise<Work
       'drift.check': async (data) => void (await services.drift.check(data.projectId!, workerLog)),
     },
     workerLog,
+    services.metrics,
   );
   const every = (ms: number, task: () => Promise<unknown>, what: string) => {
     const timer = setInterval(() => {

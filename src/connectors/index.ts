@@ -4,10 +4,11 @@ import { createAppStoreConnector } from './app-store-connect/connector.js';
 import { createGooglePlayConnector } from './google-play/connector.js';
 import { createAccountRegistry, type BreakerPolicy, type RetryPolicy } from './resilience.js';
 import type { ConnectorFactory } from './store-connector.js';
+import type { Metrics } from '../metrics/index.js';
 
 export function createConnectorFactory(
   config: Pick<Config, 'appstoreApiUrl' | 'playApiUrl' | 'googleTokenUrl'>,
-  options: { policy?: RetryPolicy; concurrency?: number; breaker?: BreakerPolicy } = {},
+  options: { policy?: RetryPolicy; concurrency?: number; breaker?: BreakerPolicy; metrics?: Metrics } = {},
 ): ConnectorFactory {
   // Bulkheads and breakers belong to a store account: every connector this factory makes for
   // the same account shares them.
@@ -16,6 +17,7 @@ export function createConnectorFactory(
     ...(options.policy && { policy: options.policy }),
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
     accounts,
+    ...(options.metrics && { metrics: options.metrics }),
   };
   return (secret) =>
     secret.store === 'appstore'

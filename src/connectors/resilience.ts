@@ -26,6 +26,7 @@ import {
   type CircuitBreakerPolicy,
   type IRetryBackoffContext,
 } from 'cockatiel';
+import { storeOperation, type Metrics } from '../metrics/index.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */
@@ -102,6 +103,14 @@ export interface StoreClientOptions {
   policy: RetryPolicy;
   account: AccountPolicies;
   now: () => number;
+  /** Where each attempt is counted (GET /metrics), or null. */
+  observer: StoreCallObserver | null;
+}
+
+/** Counts a store's calls: every attempt with its status and time, and every retry. */
+export interface StoreCallObserver {
+  store: 'appstore' | 'playstore';
+  metrics: Metrics;
 }
 
 /** Counts a connector's store calls; a push may also be asked before every write whether to go on. */
@@ -161,11 +170,14 @@ export interface ConnectorCallOptions {
   concurrency?: number;
   /** The accounts' bulkheads and breakers (shared by the connectors of one factory). */
   accounts?: AccountRegistry;
+  /** Where store calls are counted; by default nowhere. */
+  metrics?: Metrics;
 }
 
 /** A store client's options from its connector's: defaults filled in, the account's policies found. */
 export function storeClientOptions(
   options: ConnectorCallOptions,
+  store: StoreCallObserver['store'],
   account: string,
   defaultConcurrency: number,
 ): StoreClientOptions {
@@ -175,6 +187,7 @@ export function storeClientOptions(
     policy: options.policy ?? DEFAULT_POLICY,
     now: options.now ?? Date.now,
     account: accounts(account, options.concurrency ?? defaultConcurrency),
+    observer: options.metrics?.enabled ? { store, metrics: options.metrics } : null,
   };
 }
 
@@ -188,7 +201,10 @@ export async function send(
   policy: RetryPolicy,
   account: AccountPolicies,
   counter?: CallCounter,
+  observer: StoreCallObserver | null = null,
 ): Promise<HttpResponse> {
+  const operation = observer === null ? '' : storeOperation(call.method, call.url);
+  let attempts = 0;
   const backoff = new DelegateBackoff((context: IRetryBackoffContext<unknown>) => {
     const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (context.attempt - 1));
     const hinted =
@@ -220,6 +236,11 @@ export async function send(
         // Checked once the call has its slot: a cancelled push stops before its next write.
         if (call.method !== 'GET') await counter?.beforeWrite?.();
         if (counter) counter.calls += 1;
+        attempts += 1;
+        if (attempts > 1) observer?.metrics.storeRetry(observer.store, operation);
+        const started = performance.now();
+        const observe = (status: string) =>
+          observer?.metrics.storeCall(observer.store, operation, status, (performance.now() - started) / 1000);
         try {
           const streamed = typeof call.body === 'function';
           const res = await fetch(call.url, {
@@ -233,10 +254,14 @@ export async function send(
           });
           if (call.onBody !== undefined && res.status < 300 && res.body !== null) {
             await call.onBody(Readable.fromWeb(res.body));
+            observe(String(res.status));
             return { status: res.status, headers: res.headers, text: '' } satisfies HttpResponse;
           }
-          return { status: res.status, headers: res.headers, text: await res.text() } satisfies HttpResponse;
+          const text = await res.text();
+          observe(String(res.status));
+          return { status: res.status, headers: res.headers, text } satisfies HttpResponse;
         } catch (error) {
+          observe(signal.aborted ? 'timeout' : 'network_error');
           if (signal.aborted) throw error; // the attempt's timeout: cockatiel reports it
           throw new NetworkError(
             `${call.method} ${new URL(call.url).pathname} failed: ${(error as Error).message}`,

@@ -7,6 +7,7 @@ import type { DatabaseConfig } from '../config.js';
 import { createIdentityAnnouncer, IDENTITY_WRITE } from './identity-version.js';
 import type { Database } from './tables.js';
 import { createPostgres } from './postgres.js';
+import type { PoolUse } from '../metrics/index.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -20,6 +21,8 @@ export interface Db {
    * without Redis, where those rows are read afresh on every request.
    */
   readonly identityVersion: IdentityVersion | null;
+  /** The connection pool's use (PostgreSQL); null on SQLite, one connection in process. */
+  poolUse(): PoolUse | null;
   /** Answers whether the database answers a trivial query (readiness). */
   ping(): Promise<boolean>;
   /**
@@ -85,11 +88,11 @@ const STATEMENT_TIMEOUT_MS = 15_000;
 
 export function createDb(config: DatabaseConfig): Db {
   const announcer = createIdentityAnnouncer(config);
-  const { kysely, identityVersion } =
+  const { kysely, identityVersion, poolUse } =
     config.kind === 'sqlite'
-      ? createSqlite(config.path)
+      ? { ...createSqlite(config.path), poolUse: () => null }
       : {
-          kysely: createPostgres(config.url, announcer, STATEMENT_TIMEOUT_MS),
+          ...createPostgres(config.url, announcer, STATEMENT_TIMEOUT_MS),
           identityVersion: announcer === null ? null : reportedIdentityVersion(),
         };
   const select1 = () => kysely.selectNoFrom((eb) => eb.val(1).as('one')).execute();
@@ -97,6 +100,7 @@ export function createDb(config: DatabaseConfig): Db {
     kysely,
     dialect: config.kind,
     identityVersion,
+    poolUse,
     async ping() {
       try {
         await select1();

@@ -9,30 +9,43 @@ import { lazyModule } from '../shared/lazy-module.js';
 import { InlineLimitPostgresDialect } from './dialects.js';
 import { IDENTITY_WRITE, type IdentityAnnouncer } from './identity-version.js';
 import type { Database } from './tables.js';
+import type { PoolUse } from '../metrics/index.js';
 
 /** The PostgreSQL client, loaded only when the database is PostgreSQL. */
 const postgres = lazyModule<typeof pg>('pg');
+
+/** Connections one instance opens at most. */
+const POOL_MAX = 10;
 
 export function createPostgres(
   url: string,
   announcer: IdentityAnnouncer | null,
   statementTimeoutMs: number,
-): Kysely<Database> {
+): { kysely: Kysely<Database>; poolUse: () => PoolUse } {
   // count(*) and other int8 values arrive as strings by default; our counts fit in a double.
   const { types, Pool } = postgres();
   types.setTypeParser(types.builtins.INT8, (value) => Number(value));
   const pool = new Pool({
     connectionString: url,
-    max: 10,
+    max: POOL_MAX,
     statement_timeout: statementTimeoutMs,
     connectionTimeoutMillis: 5_000,
   });
   // An idle client that loses its connection emits 'error' (the pool re-emits it here); the pool
   // discards that client by itself, and without a listener the event would kill the process.
   pool.on('error', () => undefined);
-  return new Kysely<Database>({
+  const kysely = new Kysely<Database>({
     dialect: new InlineLimitPostgresDialect({ pool: resilientPool(pool, announcer) }),
   });
+  return {
+    kysely,
+    poolUse: () => ({
+      max: POOL_MAX,
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
+  };
 }
 
 /** Most SQL texts given a name; later ones run unnamed (parsed and planned each time). */

@@ -2,8 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import type { RateLimiter } from './rate-limiter.js';
 
-/** The health probes, as sent (a query string makes it another URL, counted like any request). */
-const PROBES = new Set(['/healthz', '/readyz']);
+/**
+ * The health probes and the metrics scrape, as sent (a query string makes it another URL, counted
+ * like any request). A scraper shares its address with whatever else runs there; its token (16
+ * characters or more, compared in constant time) is not a thing to guess at 100 a minute anyway.
+ */
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** Counts requests against a caller's budget; for work that one HTTP request carries several of. */
 export type ChargeRequests = (request: FastifyRequest, reply: FastifyReply, points: number) => Promise<void>;
@@ -12,7 +16,7 @@ export type ChargeRequests = (request: FastifyRequest, reply: FastifyReply, poin
  * Counts every request — errors and unknown routes included — against the caller's budget: the
  * organization's plan for a valid key, the client IP at the free rate otherwise (so that guessing
  * keys is throttled). Runs after identity and sets the X-RateLimit-* headers on every response but
- * the health probes', which are never limited (design.md §21): behind a load balancer every probe
+ * the health probes' and the metrics scrape's, which are never limited (design.md §21): behind a load balancer every probe
  * comes from one address, and a refused probe marks a healthy instance dead. Answers the charge
  * for routes that carry several calls in one request (MCP batches).
  */

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Executor } from '../db/database.js';
+import type { Metrics } from '../metrics/index.js';
 
 /** Every kind of job, with how many run at once on one instance and how long one may run. */
 export const JOBS = {
@@ -22,6 +23,25 @@ export const JOB_NAMES = Object.keys(JOBS) as JobName[];
 export type JobData = Record<string, string>;
 export type JobHandler = (data: JobData) => Promise<void>;
 export type JobHandlers = Record<JobName, JobHandler>;
+
+/** Runs a job's handler and reports how long it waited (since it became due) and ran. */
+export async function observed(
+  metrics: Metrics | undefined,
+  name: JobName,
+  dueAt: number,
+  run: () => Promise<void>,
+): Promise<void> {
+  if (metrics === undefined || !metrics.enabled) return run();
+  const started = Date.now();
+  metrics.jobStarted(name, (started - dueAt) / 1000);
+  let outcome: 'completed' | 'failed' = 'failed';
+  try {
+    await run();
+    outcome = 'completed';
+  } finally {
+    metrics.jobFinished(name, outcome, (Date.now() - started) / 1000);
+  }
+}
 
 export interface EnqueueOptions {
   /** Run no earlier than this many milliseconds from now. */
@@ -54,8 +74,10 @@ export interface JobQueue {
   enqueue(db: Executor, name: JobName, data: JobData, options?: EnqueueOptions): Promise<void>;
   /** Tells this instance's workers of a kind that a job was committed, so they need not wait for a poll. */
   wake(name: JobName): void;
-  /** Starts this instance's workers. */
-  work(handlers: JobHandlers, log: Logger): Promise<void>;
+  /** Starts this instance's workers; each job's wait and run time go to `metrics`. */
+  work(handlers: JobHandlers, log: Logger, metrics?: Metrics): Promise<void>;
+  /** Jobs waiting to run (due or delayed, not running), by kind: for the metrics. */
+  depth(): Promise<Record<JobName, number>>;
   /** Stops the workers (waiting for running jobs) and releases the queue's connections. */
   close(): Promise<void>;
 }

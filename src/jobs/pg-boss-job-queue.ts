@@ -10,7 +10,16 @@ import type PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import { isConnectionLoss } from '../db/postgres.js';
 import { lazyModule } from '../shared/lazy-module.js';
-import { createWaker, JOBS, JOB_NAMES, type JobHandlers, type JobName, type JobQueue } from './job-queue.js';
+import type { Metrics } from '../metrics/index.js';
+import {
+  createWaker,
+  JOBS,
+  JOB_NAMES,
+  observed,
+  type JobHandlers,
+  type JobName,
+  type JobQueue,
+} from './job-queue.js';
 
 /** How often an idle worker of another instance looks for new jobs; this instance is woken at once. */
 const POLL_SECONDS = 0.5;
@@ -137,7 +146,12 @@ export function createPgBossJobQueue(databaseUrl: string): JobQueue {
       if (options.delayMs === undefined || options.delayMs <= 0) wakeSoon(name);
     },
     wake,
-    async work(handlers: JobHandlers, logger: Logger) {
+    async depth() {
+      await ready();
+      const sizes = await Promise.all(JOB_NAMES.map((name) => boss.getQueueSize(name)));
+      return Object.fromEntries(JOB_NAMES.map((name, i) => [name, sizes[i] ?? 0])) as Record<JobName, number>;
+    },
+    async work(handlers: JobHandlers, logger: Logger, metrics?: Metrics) {
       log = logger;
       await ready();
       for (const name of JOB_NAMES) {
@@ -145,10 +159,12 @@ export function createPgBossJobQueue(databaseUrl: string): JobQueue {
           let workerId = '';
           workerId = await boss.work<Record<string, string>>(
             name,
-            { batchSize: 1, pollingIntervalSeconds: POLL_SECONDS },
+            { batchSize: 1, pollingIntervalSeconds: POLL_SECONDS, includeMetadata: true },
             async ([job]) => {
               try {
-                await tracked(() => handlers[name](job!.data));
+                await tracked(() =>
+                  observed(metrics, name, job!.startAfter.getTime(), () => handlers[name](job!.data)),
+                );
               } catch (error) {
                 logger.error({ err: error, job: name, jobId: job!.id }, 'job failed');
                 throw error;

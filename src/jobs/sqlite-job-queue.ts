@@ -7,7 +7,8 @@
 import type { Logger } from 'pino';
 import type { Executor } from '../db/database.js';
 import { newId } from '../shared/ids.js';
-import { createWaker, JOBS, type JobHandlers, type JobName, type JobQueue } from './job-queue.js';
+import type { Metrics } from '../metrics/index.js';
+import { createWaker, JOBS, observed, type JobHandlers, type JobName, type JobQueue } from './job-queue.js';
 
 /** How often an idle worker looks for jobs that became due (delayed jobs, lapsed locks). */
 const POLL_MS = 200;
@@ -50,12 +51,15 @@ export function createSqliteJobQueue(db: Executor): JobQueue {
   }
 
   async function runJob(
-    job: { id: string; name: JobName; data: string; attempts: number },
+    job: { id: string; name: JobName; data: string; attempts: number; run_at: string },
     handlers: JobHandlers,
     log: Logger,
+    metrics: Metrics | undefined,
   ) {
     try {
-      await handlers[job.name](JSON.parse(job.data) as Record<string, string>);
+      await observed(metrics, job.name, Date.parse(job.run_at), () =>
+        handlers[job.name](JSON.parse(job.data) as Record<string, string>),
+      );
       await db.deleteFrom('jobs').where('id', '=', job.id).execute();
     } catch (error) {
       const retry = job.attempts <= JOBS[job.name].retries;
@@ -72,7 +76,7 @@ export function createSqliteJobQueue(db: Executor): JobQueue {
     }
   }
 
-  async function workLoop(handlers: JobHandlers, log: Logger) {
+  async function workLoop(handlers: JobHandlers, log: Logger, metrics: Metrics | undefined) {
     while (!stopped) {
       let job;
       try {
@@ -93,7 +97,7 @@ export function createSqliteJobQueue(db: Executor): JobQueue {
       }
       const name = job.name;
       runningOf[name] = (runningOf[name] ?? 0) + 1;
-      const run = runJob(job, handlers, log).finally(() => {
+      const run = runJob(job, handlers, log, metrics).finally(() => {
         runningOf[name] = (runningOf[name] ?? 1) - 1;
         running.delete(run);
         wakeUp?.();
@@ -120,10 +124,22 @@ export function createSqliteJobQueue(db: Executor): JobQueue {
       wakeSoon(name);
     },
     wake: () => wakeUp?.(),
-    async work(handlers, log) {
+    async work(handlers, log, metrics) {
       if (!stopped) return;
       stopped = false;
-      loop = workLoop(handlers, log);
+      loop = workLoop(handlers, log, metrics);
+    },
+    async depth() {
+      const now = isoIn();
+      const rows = await db
+        .selectFrom('jobs')
+        .select(['name', (eb) => eb.fn.countAll<number>().as('count')])
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+        .groupBy('name')
+        .execute();
+      const depth = Object.fromEntries(Object.keys(JOBS).map((name) => [name, 0])) as Record<JobName, number>;
+      for (const row of rows) if (row.name in depth) depth[row.name as JobName] = Number(row.count);
+      return depth;
     },
     async close() {
       stopped = true;

@@ -73,7 +73,8 @@ describe('several instances sharing PostgreSQL and Redis', () => {
       keyPrefix: 'appmeta:failopen',
     });
     const db = createDb(h.config.database);
-    const { app } = await buildApp({ config: h.config, db, logger, rateLimiter });
+    const config = { ...h.config, metricsToken: 'failopen-metrics-token' };
+    const { app } = await buildApp({ config, db, logger, rateLimiter });
     try {
       await waitFor(
         async () => (await app.inject({ url: '/api/nothing' })).headers['x-ratelimit-remaining'] === '98',
@@ -85,7 +86,10 @@ describe('several instances sharing PostgreSQL and Redis', () => {
       expect(during.headers['x-ratelimit-limit']).toBe('100');
       expect(rateLimiter.metrics.storeErrors).toBeGreaterThan(0);
       expect(lines.join('')).toContain('rate-limit store unreachable');
-      const metrics = await app.inject({ url: '/metrics' });
+      const metrics = await app.inject({
+        url: '/metrics',
+        headers: { authorization: `Bearer ${config.metricsToken}` },
+      });
       expect(metrics.body).toMatch(/appmeta_rate_limit_store_errors_total [1-9]/);
 
       redis = await startRedis(port);

@@ -67,6 +67,7 @@ export function createAscClient(secret: AppStoreSecret, options: AscClientOption
           options.policy,
           options.account,
           counter,
+          options.observer,
         );
       } catch (error) {
         if (error instanceof NetworkError)
@@ -106,6 +107,7 @@ export function createAscClient(secret: AppStoreSecret, options: AscClientOption
         options.policy,
         options.account,
         counter,
+        options.observer,
       );
     } catch (error) {
       if (error instanceof NetworkError || error instanceof StoreUnavailableError) {

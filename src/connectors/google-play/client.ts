@@ -32,7 +32,7 @@ export function createPlayClient(secret: PlayStoreSecret, options: PlayClientOpt
 
   async function sendOrThrow(call: HttpCall, counter: Counter) {
     try {
-      return await send(call, options.policy, options.account, counter);
+      return await send(call, options.policy, options.account, counter, options.observer);
     } catch (error) {
       if (error instanceof NetworkError)
         throw new StoreError('playstore', 'NETWORK_ERROR', error.message, null, true);

@@ -34,6 +34,7 @@ export function createGooglePlayConnector(
   const client = createPlayClient(secret, {
     ...storeClientOptions(
       options,
+      'playstore',
       `playstore:${secret.serviceAccount.client_email}`,
       CONCURRENCY_PER_ACCOUNT,
     ),

@@ -5,6 +5,7 @@
  */
 import type { Executor } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/index.js';
+import type { Metrics } from '../../metrics/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { AuditLog } from '../audit/index.js';
 import type { Outbox } from '../events/index.js';
@@ -37,11 +38,12 @@ export interface DeliveryAttemptDeps {
   outbox: Outbox;
   retrySchedule: readonly number[];
   allowPrivate: boolean;
+  metrics: Metrics;
   unseal: (organizationId: string, webhookId: string, sealed: string) => string;
 }
 
 export function createDeliveryAttempt(deps: DeliveryAttemptDeps) {
-  const { db, clock, audit, queue, outbox, unseal } = deps;
+  const { db, clock, audit, queue, outbox, unseal, metrics } = deps;
 
   /** Marks the delivery as being sent; false when another worker has it or it is done. */
   const claim = (executor: Executor, id: string, updatedAt: string) =>
@@ -90,11 +92,12 @@ export function createDeliveryAttempt(deps: DeliveryAttemptDeps) {
       if (sending.organization >= ORGANIZATION_SENDING_MAX || sending.endpoint >= ENDPOINT_SENDING_MAX) {
         const delayMs = Math.round(DEFERRED_MS * (0.75 + Math.random() * 0.5));
         await queue.enqueue(trx, 'webhook.deliver', { deliveryId: row.id }, { delayMs });
-        return false;
+        return 'deferred';
       }
       return claim(trx, row.id, row.updated_at);
     });
-    if (!claimed) return;
+    if (claimed === 'deferred') metrics.webhookAttempt('deferred', 0);
+    if (claimed !== true) return;
     const now = clock.now();
     const attempts = JSON.parse(row.attempts) as unknown[];
     let attempt;
@@ -128,6 +131,7 @@ export function createDeliveryAttempt(deps: DeliveryAttemptDeps) {
     // Jitter (±20 %) keeps the retries of many deliveries from arriving at once.
     const delayMs = retry ? Math.round(delaySeconds * 1000 * (0.8 + Math.random() * 0.4)) : 0;
     const at = clock.now();
+    metrics.webhookAttempt(succeeded ? 'delivered' : retry ? 'retrying' : 'failed', attempt.durationMs / 1000);
     await db.transaction().execute(async (trx) => {
       await repo.updateDelivery(trx, row.id, {
         status: succeeded ? 'succeeded' : retry ? 'pending' : 'failed',

@@ -14,6 +14,7 @@ import type { AuditLog } from '../audit/index.js';
 import type { Outbox } from '../events/index.js';
 import { queueDelivery } from './fan-out.js';
 import { createDeliveryAttempt } from './delivery-attempt.js';
+import type { Metrics } from '../../metrics/index.js';
 import { newWebhookSecret } from './signing.js';
 import * as repo from './webhooks.repository.js';
 import { checkDescription, checkEvents, checkWebhookUrl, type Webhook } from './webhook.js';
@@ -32,6 +33,7 @@ export interface WebhooksServiceDeps {
   /** Seconds between attempts (WEBHOOK_RETRY_SCHEDULE). */
   retrySchedule: readonly number[];
   allowPrivate: boolean;
+  metrics: Metrics;
 }
 
 export interface WebhookInput {

@@ -28,6 +28,8 @@ export interface BlobStore {
   read(key: string, range?: BlobRange): Promise<Readable>;
   /** Removes `key`; nothing happens when it does not exist. */
   delete(key: string): Promise<void>;
+  /** Whether the store holds no file at all (a restore goes only into an empty store). */
+  isEmpty(): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -53,6 +53,21 @@ export function createFileBlobStore(root: string): BlobStore {
       await fs.rm(pathOf(key), { force: true });
     },
 
+    async isEmpty() {
+      // Folders left empty by deletions do not count, nor does the spool of uploads on their way.
+      const entries = await fs
+        .readdir(directory, { recursive: true, withFileTypes: true })
+        .catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return [];
+          throw error;
+        });
+      return !entries.some(
+        (entry) =>
+          !entry.isDirectory() &&
+          path.relative(directory, path.join(entry.parentPath, entry.name)).split(path.sep)[0] !== '.spool',
+      );
+    },
+
     async close() {},
   };
 }

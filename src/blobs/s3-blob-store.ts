@@ -26,7 +26,14 @@ const isNotFound = (error: unknown) =>
   (error.name === 'NotFound' || error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404);
 
 export function createS3BlobStore(location: S3Location): BlobStore {
-  const { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } = awsS3();
+  const {
+    DeleteObjectCommand,
+    GetObjectCommand,
+    HeadObjectCommand,
+    ListObjectsV2Command,
+    PutObjectCommand,
+    S3Client,
+  } = awsS3();
   const client = new S3Client({
     region: location.region,
     ...(location.endpoint !== null && { endpoint: location.endpoint, forcePathStyle: true }),
@@ -88,6 +95,17 @@ export function createS3BlobStore(location: S3Location): BlobStore {
 
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket, Key: keyOf(key) }));
+    },
+
+    async isEmpty() {
+      const listed = await client.send(
+        new ListObjectsV2Command({
+          Bucket,
+          ...(location.prefix !== '' && { Prefix: location.prefix }),
+          MaxKeys: 1,
+        }),
+      );
+      return (listed.KeyCount ?? listed.Contents?.length ?? 0) === 0;
     },
 
     async close() {

@@ -9,6 +9,8 @@ import { AppError } from '../errors.js';
 import type { OperationId } from '../modules/access/index.js';
 import { StartupError } from '../server.js';
 import type { Output } from './command-kit.js';
+import { BackupError } from '../backup/index.js';
+import { backupCommands } from './commands/backup.js';
 import { emulateCommand } from './commands/emulate.js';
 import { listingsCommands } from './commands/listings.js';
 import { mediaCommands } from './commands/media.js';
@@ -34,6 +36,8 @@ export const COMMAND_OPERATIONS = {
   worker: 'server.worker',
   'events tail': 'events.stream',
   migrate: 'database.migrate',
+  backup: 'database.backup',
+  restore: 'database.restore',
   'org create': 'organization.create',
   'org list': 'organization.list',
   'org set-plan': 'organization.setPlan',
@@ -78,6 +82,7 @@ export const COMMAND_OPERATIONS = {
  */
 const COMMAND_GROUPS: ((program: Command, output: () => Output) => void)[] = [
   processCommands,
+  backupCommands,
   organizationCommands,
   emulateCommand,
   secretsCommands,
@@ -129,9 +134,11 @@ export async function main(argv: string[]): Promise<void> {
             ? ['DATABASE_UNAVAILABLE', error.message, 2]
             : error instanceof StartupError
               ? ['STARTUP_FAILED', error.message, 2]
-              : error instanceof AppError
-                ? [error.code, error.message, 1]
-                : ['INTERNAL_ERROR', (error as Error).message, 1];
+              : error instanceof BackupError
+                ? ['BACKUP_FAILED', error.message, 1]
+                : error instanceof AppError
+                  ? [error.code, error.message, 1]
+                  : ['INTERNAL_ERROR', (error as Error).message, 1];
     if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
     else process.stderr.write(`appmeta: ${message}\n`);
     process.exitCode = exitCode;

@@ -240,7 +240,12 @@ export async function send(
         if (attempts > 1) observer?.metrics.storeRetry(observer.store, operation);
         const started = performance.now();
         const observe = (status: string) =>
-          observer?.metrics.storeCall(observer.store, operation, status, (performance.now() - started) / 1000);
+          observer?.metrics.storeCall(
+            observer.store,
+            operation,
+            status,
+            (performance.now() - started) / 1000,
+          );
         try {
           const streamed = typeof call.body === 'function';
           const res = await fetch(call.url, {

@@ -23,6 +23,11 @@ export interface Db {
   readonly identityVersion: IdentityVersion | null;
   /** The connection pool's use (PostgreSQL); null on SQLite, one connection in process. */
   poolUse(): PoolUse | null;
+  /**
+   * SQLite: copies the database into `file` by SQLite's online backup, a consistent snapshot taken
+   * while others read and write; null on PostgreSQL (see db/snapshot.ts).
+   */
+  backupTo: ((file: string) => Promise<void>) | null;
   /** Answers whether the database answers a trivial query (readiness). */
   ping(): Promise<boolean>;
   /**
@@ -88,12 +93,13 @@ const STATEMENT_TIMEOUT_MS = 15_000;
 
 export function createDb(config: DatabaseConfig): Db {
   const announcer = createIdentityAnnouncer(config);
-  const { kysely, identityVersion, poolUse } =
+  const { kysely, identityVersion, poolUse, backupTo } =
     config.kind === 'sqlite'
       ? { ...createSqlite(config.path), poolUse: () => null }
       : {
           ...createPostgres(config.url, announcer, STATEMENT_TIMEOUT_MS),
           identityVersion: announcer === null ? null : reportedIdentityVersion(),
+          backupTo: null,
         };
   const select1 = () => kysely.selectNoFrom((eb) => eb.val(1).as('one')).execute();
   return {
@@ -101,6 +107,7 @@ export function createDb(config: DatabaseConfig): Db {
     dialect: config.kind,
     identityVersion,
     poolUse,
+    backupTo,
     async ping() {
       try {
         await select1();
@@ -153,7 +160,11 @@ function ensureFolder(dir: string): void {
   for (const folder of missing) fs.mkdirSync(folder);
 }
 
-function createSqlite(file: string): { kysely: Kysely<Database>; identityVersion: IdentityVersion } {
+function createSqlite(file: string): {
+  kysely: Kysely<Database>;
+  identityVersion: IdentityVersion;
+  backupTo: (file: string) => Promise<void>;
+} {
   let database: SqliteDatabase.Database;
   try {
     if (file !== ':memory:') ensureFolder(path.dirname(file));
@@ -172,7 +183,11 @@ function createSqlite(file: string): { kysely: Kysely<Database>; identityVersion
   const kysely = new Kysely<Database>({
     dialect: new InlineLimitSqliteDialect({ database: withStatementCache(database, changes.written) }),
   });
-  return { kysely, identityVersion: { current: changes.version, report: null } };
+  return {
+    kysely,
+    identityVersion: { current: changes.version, report: null },
+    backupTo: async (destination) => void (await database.backup(destination)),
+  };
 }
 
 /**

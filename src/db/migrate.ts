@@ -57,11 +57,30 @@ const MIGRATIONS: Record<string, Migration> = {
  */
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   await db.check();
-  const migrator = new Migrator({
-    db: db.kysely,
-    provider: { getMigrations: () => Promise.resolve(MIGRATIONS) },
-  });
-  const result = await migrator.migrateToLatest();
+  return checked(await migratorOf(db).migrateToLatest());
+}
+
+const migratorOf = (db: Db) =>
+  new Migrator({ db: db.kysely, provider: { getMigrations: () => Promise.resolve(MIGRATIONS) } });
+
+/** The names of every migration this build knows, in order. */
+export const knownMigrations = (): string[] => Object.keys(MIGRATIONS);
+
+/** The migrations applied to the database, in order. */
+export async function appliedMigrations(db: Db): Promise<string[]> {
+  const migrations = await migratorOf(db).getMigrations();
+  return migrations
+    .filter((migration) => migration.executedAt !== undefined)
+    .map((migration) => migration.name);
+}
+
+/** Applies the migrations up to and including `name` (a restore, to the backup's schema). */
+export async function migrateTo(db: Db, name: string): Promise<MigrationResultSet> {
+  await db.check();
+  return checked(await migratorOf(db).migrateTo(name));
+}
+
+function checked(result: MigrationResultSet): MigrationResultSet {
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(

@@ -76,6 +76,13 @@ export interface JobQueue {
   wake(name: JobName): void;
   /** Starts this instance's workers; each job's wait and run time go to `metrics`. */
   work(handlers: JobHandlers, log: Logger, metrics?: Metrics): Promise<void>;
+  /**
+   * Where the queue keeps jobs outside the service's own tables (pg-boss's schema), with the rows
+   * a backup takes (those not yet done); null when they are in the service's tables.
+   */
+  readonly storage: { table: string; where: string } | null;
+  /** Makes the queue's storage if missing, without starting workers (a restore fills it). */
+  prepare(): Promise<void>;
   /** Jobs waiting to run (due or delayed, not running), by kind: for the metrics. */
   depth(): Promise<Record<JobName, number>>;
   /** Stops the workers (waiting for running jobs) and releases the queue's connections. */

@@ -132,6 +132,8 @@ export function createPgBossJobQueue(databaseUrl: string): JobQueue {
 
   return {
     kind: 'pg-boss',
+    storage: { table: 'pgboss.job', where: "state < 'completed'" },
+    prepare: () => ready(),
     async enqueue(executor, name, data, options = {}) {
       await ready();
       const db = {

@@ -108,6 +108,8 @@ export function createSqliteJobQueue(db: Executor): JobQueue {
 
   return {
     kind: 'sqlite',
+    storage: null,
+    prepare: async () => undefined,
     async enqueue(executor, name, data, options = {}) {
       await executor
         .insertInto('jobs')

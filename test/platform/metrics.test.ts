@@ -46,12 +46,17 @@ const scrape = async (): Promise<Exposition> => {
   const res = await h.client(undefined, { authorization: `Bearer ${TOKEN}` }).get('/metrics');
   expect(res.status).toBe(200);
   expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
-  return parseExposition(res.body as unknown as string);
+  return parseExposition(res.body);
 };
 
 describe('GET /metrics', () => {
   it('answers only the metrics token, in the envelope otherwise', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: TOKEN }]) {
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer wrong-token-0123456789' },
+      { authorization: TOKEN },
+    ];
+    for (const headers of attempts) {
       const res = await h.client(undefined, headers).get('/metrics');
       expect(res.status).toBe(401);
       expect(res.body.success).toBe(false);
@@ -74,14 +79,19 @@ describe('GET /metrics', () => {
     const org = await h.given.organization({ plan: 'pro' });
     const admin = org.admin;
     for (const store of ['appstore', 'playstore'] as const) {
-      const res = await admin.api.request('PUT', `/api/v1/organization/credentials/${store}`, emu.credentials[store]);
+      const res = await admin.api.request(
+        'PUT',
+        `/api/v1/organization/credentials/${store}`,
+        emu.credentials[store],
+      );
       expect(res.status).toBe(200);
     }
     const hook = await admin.api.post('/api/v1/organization/webhooks', {
       url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
     });
     expect(hook.status).toBe(201);
-    const project = (await h.given.project(admin, { appStoreAppId: APP_ID, playStorePackageName: PACKAGE })).id;
+    const project = (await h.given.project(admin, { appStoreAppId: APP_ID, playStorePackageName: PACKAGE }))
+      .id;
     const before = await scrape();
 
     // Google Play refuses its listings once with a 429: the connector waits and asks again.
@@ -120,7 +130,9 @@ describe('GET /metrics', () => {
     const sync = { method: 'POST', route: '/api/v1/projects/:projectId/sync', status: '200' };
     expect(grew('appmeta_http_request_duration_seconds_count', sync)).toBe(1);
     expect(after.sum('appmeta_http_request_duration_seconds_sum', sync)).toBeGreaterThan(0);
-    expect(grew('appmeta_http_request_duration_seconds_count', { route: '/api/v1/projects', status: '429' })).toBe(1);
+    expect(
+      grew('appmeta_http_request_duration_seconds_count', { route: '/api/v1/projects', status: '429' }),
+    ).toBe(1);
 
     const listings = { store: 'playstore', operation: 'GET applications/edits/listings' };
     expect(grew('appmeta_store_requests_total', { ...listings, status: '429' })).toBe(1);
@@ -131,9 +143,13 @@ describe('GET /metrics', () => {
     expect(after.sum('appmeta_store_requests_total', { status: '429', store: 'appstore' })).toBe(0);
 
     expect(grew('appmeta_webhook_deliveries_total', { outcome: 'delivered' })).toBeGreaterThanOrEqual(2);
-    expect(grew('appmeta_webhook_delivery_duration_seconds_count', { outcome: 'delivered' })).toBeGreaterThanOrEqual(2);
+    expect(
+      grew('appmeta_webhook_delivery_duration_seconds_count', { outcome: 'delivered' }),
+    ).toBeGreaterThanOrEqual(2);
     expect(grew('appmeta_job_wait_seconds_count', { job: 'webhook.deliver' })).toBeGreaterThanOrEqual(2);
-    expect(grew('appmeta_job_duration_seconds_count', { job: 'webhook.deliver', outcome: 'completed' })).toBeGreaterThanOrEqual(2);
+    expect(
+      grew('appmeta_job_duration_seconds_count', { job: 'webhook.deliver', outcome: 'completed' }),
+    ).toBeGreaterThanOrEqual(2);
     for (const job of ['operation.run', 'webhook.deliver', 'drift.check'])
       expect(after.find('appmeta_jobs_queued', { job })).toHaveLength(1);
 

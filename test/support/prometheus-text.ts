@@ -76,7 +76,11 @@ export function parseExposition(text: string): Exposition {
     if (match === null) throw new Error(`not a sample line: ${line}`);
     const [, name, , labelText, valueText] = match;
     if (familyOf(name!, types) === undefined) throw new Error(`sample before its TYPE: ${line}`);
-    samples.push({ name: name!, labels: parseLabels(labelText ?? '', line), value: parseValue(valueText!, line) });
+    samples.push({
+      name: name!,
+      labels: parseLabels(labelText ?? '', line),
+      value: parseValue(valueText!, line),
+    });
   }
   checkHistograms(types, samples);
   const find = (name: string, labels: Record<string, string> = {}) =>
@@ -98,7 +102,11 @@ function checkHistograms(types: Map<string, string>, samples: Sample[]): void {
     if (type !== 'histogram') continue;
     const series = new Map<string, { buckets: [number, number][]; count?: number }>();
     const keyOf = (labels: Record<string, string>) =>
-      JSON.stringify(Object.entries(labels).filter(([key]) => key !== 'le').sort());
+      JSON.stringify(
+        Object.entries(labels)
+          .filter(([key]) => key !== 'le')
+          .sort(),
+      );
     for (const sample of samples) {
       if (sample.name !== `${family}_bucket` && sample.name !== `${family}_count`) continue;
       const entry = series.get(keyOf(sample.labels)) ?? { buckets: [] };

@@ -45,7 +45,12 @@ export function createAppStoreConnector(
 ): StoreConnector {
   const client = createAscClient(
     secret,
-    storeClientOptions(options, 'appstore', `appstore:${secret.issuerId}:${secret.keyId}`, CONCURRENCY_PER_KEY),
+    storeClientOptions(
+      options,
+      'appstore',
+      `appstore:${secret.issuerId}:${secret.keyId}`,
+      CONCURRENCY_PER_KEY,
+    ),
   );
 
   const media = createAscMedia(client, { ...DEFAULT_PROCESSING, ...options.processing });

@@ -175,6 +175,8 @@ export const OPERATIONS = {
   'server.serve': 'operator',
   'server.worker': 'operator',
   'database.migrate': 'operator',
+  'database.backup': 'operator',
+  'database.restore': 'operator',
   'organization.create': 'operator',
   'organization.setPlan': 'operator',
   'organization.list': 'operator',

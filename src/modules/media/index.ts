@@ -14,3 +14,4 @@ export {
   type MediaMerge,
   type StoreMediaService,
 } from './store-media.js';
+export { fileKey, thumbnailKey } from './media-ingest.js';

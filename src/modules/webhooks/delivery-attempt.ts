@@ -131,7 +131,10 @@ export function createDeliveryAttempt(deps: DeliveryAttemptDeps) {
     // Jitter (±20 %) keeps the retries of many deliveries from arriving at once.
     const delayMs = retry ? Math.round(delaySeconds * 1000 * (0.8 + Math.random() * 0.4)) : 0;
     const at = clock.now();
-    metrics.webhookAttempt(succeeded ? 'delivered' : retry ? 'retrying' : 'failed', attempt.durationMs / 1000);
+    metrics.webhookAttempt(
+      succeeded ? 'delivered' : retry ? 'retrying' : 'failed',
+      attempt.durationMs / 1000,
+    );
     await db.transaction().execute(async (trx) => {
       await repo.updateDelivery(trx, row.id, {
         status: succeeded ? 'succeeded' : retry ? 'pending' : 'failed',

@@ -32,6 +32,7 @@ import { runProducts, type ProductsResult } from './products.js';
 import { runBackground, type BackgroundResult } from './background.js';
 import { runDashboard, type DashboardResult } from './dashboard.js';
 import { checkPerf, PERF_NODE_ARGS, recordPerf } from './perf-record.js';
+import { runWritePath, type WritePathResult } from './write-path.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'bin/appmeta');
@@ -40,15 +41,21 @@ const PG_ADMIN = process.env.APPMETA_TEST_PG_URL ?? 'postgres://postgres@127.0.0
 const REDIS = process.env.APPMETA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 /** Scenarios and databases to run, e.g. BENCH_SCENARIOS=1,3 BENCH_DATABASES=sqlite; all by default. */
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7,8,9').split(',').map(Number));
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7,8,9,10').split(',').map(Number));
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const PERF_DIR = process.env.BENCH_PERF === undefined ? undefined : path.resolve(process.env.BENCH_PERF);
 /** Organizations each of scenarios 1 and 2 spreads its load over (see runDatabase). */
 const ORGANIZATIONS = 30;
 /** Load runs of scenario 1 per database, service and anchor taking turns; the median is reported. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-/** The framework anchor (issue #22): the minimum a correct GET /api/v1/projects?limit=20 does. */
-const ANCHOR = path.join(ROOT, 'bench/anchor-fastify-sqlite.mjs');
+/**
+ * The framework anchors (issues #22 and #50): the minimum a correct GET /api/v1/projects?limit=20
+ * does, on SQLite (Fastify + better-sqlite3) and on the scale-out stack (Fastify + pg + ioredis).
+ */
+const ANCHORS = {
+  sqlite: path.join(ROOT, 'bench/anchor-fastify-sqlite.mjs'),
+  postgres: path.join(ROOT, 'bench/anchor-fastify-pg.mjs'),
+};
 const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',');
 
 interface Row {
@@ -210,14 +217,17 @@ async function bare(body: string, contentType: string, scenario: Omit<autocannon
 }
 
 /**
- * Starts the anchor on its own SQLite file (seeded on start: 30 organizations × 1,000 projects,
- * keys key_0 … key_29) and answers the requests that spread scenario 1's load over them.
+ * Starts the anchor of the database: on its own SQLite file, or on its own PostgreSQL database
+ * with Redis (each seeded by the anchor on start: 30 organizations × 1,000 projects, keys key_0 …
+ * key_29), and answers the requests that spread scenario 1's load over them.
  */
-async function startAnchor() {
+async function startAnchor(kind: 'sqlite' | 'postgres') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appmeta-anchor-'));
+  const database = kind === 'postgres' ? await createDatabase('postgres') : null;
   const port = await freePort();
-  // The anchor loads fastify and better-sqlite3 from the working directory's node_modules.
-  const child = spawn(process.execPath, [ANCHOR, String(port), path.join(dir, 'anchor.db')], {
+  const args = database === null ? [path.join(dir, 'anchor.db')] : [database.url, REDIS];
+  // The anchor loads its packages from the working directory's node_modules.
+  const child = spawn(process.execPath, [ANCHORS[kind], String(port), ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -234,6 +244,7 @@ async function startAnchor() {
       child.kill();
       await new Promise((resolve) => child.once('exit', resolve));
       fs.rmSync(dir, { recursive: true, force: true });
+      await database?.drop();
     },
   };
 }
@@ -336,7 +347,7 @@ async function runDatabase(kind: 'sqlite' | 'postgres') {
       const sample = await fetch(`${url}${list}`, { headers: { authorization: `Bearer ${keys1[0]}` } });
       const sampleBody = await sample.text();
       // Service and anchor take turns, so that both meet the same state of the machine.
-      const anchor = await startAnchor();
+      const anchor = await startAnchor(kind);
       const serviceRuns: CpuLoadResult[] = [];
       const anchorRuns: CpuLoadResult[] = [];
       let anchorRssMb: number;
@@ -632,6 +643,8 @@ async function main() {
   const storeMedia: StoreMediaResult | null = SCENARIOS.has(8) ? await runStoreMedia(tools) : null;
   // Product texts: store calls again, SQLite only.
   const products: ProductsResult | null = SCENARIOS.has(9) ? await runProducts(tools) : null;
+  const writePath: WritePathResult[] = [];
+  for (const kind of SCENARIOS.has(10) ? kinds : []) writePath.push(await runWritePath(kind, tools));
 
   const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '' : n.toFixed(digits));
   // A refused or failed request is cheaper than a served one: such a row measures the wrong thing.
@@ -722,13 +735,30 @@ async function main() {
           `| push after ${products.change.texts} texts changed: store writes (what they need) | ${products.change.writes} (${products.change.expectedWrites}) |`,
           '',
         ]),
+    ...(writePath.length === 0
+      ? []
+      : [
+          '| scenario 10: write path, 50 concurrent editors (one organization and webhook each) | ' +
+            writePath.map((w) => w.database).join(' | ') +
+            ' |',
+          '| --- |' + writePath.map(() => ' ---: |').join(''),
+          `| listing edits per second | ${writePath.map((w) => `${w.editsPerSecond} (${w.edits} edits)`).join(' | ')} |`,
+          `| edit latency p50 / p99 | ${writePath.map((w) => `${w.edit.p50} / ${w.edit.p99} ms`).join(' | ')} |`,
+          `| event → webhook arrival p50 / p99 / max | ${writePath.map((w) => `${w.webhook.p50} / ${w.webhook.p99} / ${w.webhook.max} ms`).join(' | ')} |`,
+          `| deliveries caught up after the last edit | ${writePath.map((w) => `${w.webhook.drainMs} ms`).join(' | ')} |`,
+          '',
+        ]),
     ...notes.map((n) => `- ${n}`),
   ];
   console.log(lines.join('\n'));
   fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
   fs.writeFileSync(
     path.join(ROOT, 'bench/results/latest.json'),
-    JSON.stringify({ rows, push, dashboard, background, media, storeMedia, products, notes }, null, 2),
+    JSON.stringify(
+      { rows, push, dashboard, background, media, storeMedia, products, writePath, notes },
+      null,
+      2,
+    ),
   );
 }
 

@@ -2,10 +2,7 @@
  * The composition root of the domain: every service, wired with exactly what it uses. The server,
  * the MCP endpoint and the operator CLI all get their services from here.
  */
-import type { Config } from './config.js';
 import { createConnectorFactory } from './connectors/index.js';
-import type { ConnectorFactory } from './connectors/store-connector.js';
-import type { Db } from './db/database.js';
 import { createApiKeysService, createKeyIssuer } from './modules/api-keys/index.js';
 import { createAuditLog } from './modules/audit/index.js';
 import { createCredentialsService } from './modules/credentials/index.js';
@@ -38,9 +35,9 @@ import {
 import { createDriftDetection } from './modules/drift/index.js';
 import { createEventStream, createOutbox } from './modules/events/index.js';
 import { createWebhookFanOut, createWebhooksService } from './modules/webhooks/index.js';
-import { createJobQueue, WAKE_AFTER_MS, type JobQueue } from './jobs/index.js';
-import { createBlobStore, type BlobStore } from './blobs/index.js';
-import { NO_METRICS, type Metrics } from './metrics/index.js';
+import { createJobQueue, WAKE_AFTER_MS } from './jobs/index.js';
+import { createBlobStore } from './blobs/index.js';
+import { NO_METRICS } from './metrics/index.js';
 import {
   createReleaseControls,
   createReleasesService,
@@ -62,10 +59,8 @@ import {
   createTranslationsService,
 } from './modules/translations/index.js';
 import { createDeepLProvider } from './connectors/deepl/index.js';
-import type { TranslationProvider } from './connectors/translation-provider.js';
-import pino, { type Logger } from 'pino';
-import type { Clock } from './shared/clock.js';
-import type { KeyRing } from './shared/key-ring.js';
+import pino from 'pino';
+import type { ServiceDeps } from './service-deps.js';
 // The composition root alone holds whole repositories; features get narrowed ports from it.
 import { apiKeysRepository } from './modules/api-keys/api-keys.repository.js';
 import { invitesRepository } from './modules/invites/invites.repository.js';
@@ -76,26 +71,7 @@ import { projectsRepository } from './modules/projects/projects.repository.js';
 import { sessionsRepository } from './modules/sessions/sessions.repository.js';
 import { translationsRepository } from './modules/translations/translations.repository.js';
 
-export interface ServiceDeps {
-  db: Db;
-  clock: Clock;
-  config: Config;
-  keyRing: KeyRing;
-  /** How connectors are made; by default aimed at the configured store URLs. */
-  connectors?: ConnectorFactory;
-  /** How long a sync or push waits for another one of the same project. */
-  lockWaitMs?: number;
-  /** Where background parts log; silent by default (the CLI's short-lived services). */
-  log?: Logger;
-  /** The job queue; by default the database's own (pg-boss, or the SQLite table). */
-  queue?: JobQueue;
-  /** Where media files are kept; by default the store BLOB_STORE_URL names. */
-  blobs?: BlobStore;
-  /** The machine translation provider; by default DeepL at DEEPL_API_URL. */
-  translationProvider?: TranslationProvider;
-  /** Where store calls, jobs and webhook deliveries are counted (GET /metrics); by default nowhere. */
-  metrics?: Metrics;
-}
+export type { ServiceDeps };
 
 export function createServices(deps: ServiceDeps) {
   const db = deps.db.kysely;

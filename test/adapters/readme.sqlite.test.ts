@@ -230,6 +230,7 @@ const SETUPS: { matches: RegExp; run: () => Promise<void> }[] = [
           GOOGLE_TOKEN_URL: `${url}/token`,
           DEEPL_API_URL: url,
           WEBHOOK_ALLOW_PRIVATE: 'true',
+          METRICS_TOKEN: 'readme-metrics-token-0001',
         },
         folder,
         /appmeta is listening/,

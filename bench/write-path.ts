@@ -1,0 +1,142 @@
+/**
+ * Scenario 10 of `npm run bench` (#50), per database: the write path under 50 concurrent editors.
+ * Each editor is a member of its own organization (so that no rate limit is what limits the run)
+ * and edits one listing field of its own project as fast as the service answers, for
+ * BENCH_SECONDS; every organization has a webhook endpoint for `listing.updated` on a local
+ * receiver. Reported: edits per second, the edits' p50/p99, and the time from each edit's event
+ * (stamped in the edit's transaction) to its webhook's arrival — p50, p99, max — with the time the
+ * deliveries took to catch up after the last edit.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../src/config.js';
+import { createDb } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { createServices } from '../src/services.js';
+import { systemClock } from '../src/shared/clock.js';
+import { createKeyRing } from '../src/shared/key-ring.js';
+import type { BenchTools } from './background.js';
+
+const EDITORS = 50;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+
+export interface WritePathResult {
+  database: string;
+  editors: number;
+  edits: number;
+  editsPerSecond: number;
+  edit: { p50: number; p99: number };
+  webhook: { deliveries: number; p50: number; p99: number; max: number; drainMs: number };
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+export async function runWritePath(kind: 'sqlite' | 'postgres', tools: BenchTools): Promise<WritePathResult> {
+  const database = await tools.createDatabase(kind);
+  const env = {
+    DATABASE_URL: database.url,
+    APPMETA_SECRET_KEY: tools.secret,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...(kind === 'postgres' && { REDIS_URL: tools.redis }),
+  };
+  const config = loadConfig(env);
+  const db = createDb(config.database);
+  await migrateToLatest(db);
+  const services = createServices({
+    db,
+    clock: systemClock,
+    config,
+    keyRing: createKeyRing(Buffer.from(tools.secret, 'base64')),
+  });
+  const keys: string[] = [];
+  for (let i = 0; i < EDITORS; i++) {
+    const created = await services.organizations.create(
+      { name: `Editors ${i}`, adminEmail: `editor${i}@example.com`, plan: 'enterprise' },
+      'cli:bench',
+    );
+    keys.push(created.apiKey);
+  }
+  await services.queue.close();
+  await db.destroy();
+
+  const arrivals: number[] = [];
+  const receiver = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as { timestamp: string };
+      arrivals.push(Date.now() - Date.parse(body.timestamp));
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+  const port = await tools.freePort();
+  const service = tools.startProcess(process.execPath, [tools.bin, 'serve'], { ...env, PORT: String(port) });
+  const url = `http://127.0.0.1:${port}`;
+  const call = async (key: string, method: string, route: string, body: unknown) => {
+    const response = await fetch(`${url}/api/v1${route}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as { data: Record<string, any> };
+  };
+  try {
+    await tools.waitHealthy(url);
+    const projects: string[] = [];
+    for (const key of keys) {
+      await call(key, 'POST', '/organization/webhooks', { url: receiverUrl, events: ['listing.updated'] });
+      projects.push(
+        (await call(key, 'POST', '/projects', { name: 'Editor', appStoreAppId: '1' })).data.projectId,
+      );
+    }
+    const latencies: number[] = [];
+    const until = Date.now() + SECONDS * 1000;
+    const started = performance.now();
+    await Promise.all(
+      keys.map(async (key, i) => {
+        for (let n = 1; Date.now() < until; n++) {
+          const sent = performance.now();
+          await call(key, 'PATCH', `/projects/${projects[i]}/listings/appstore/en-US`, {
+            subtitle: `Edit ${n}`,
+          });
+          latencies.push(performance.now() - sent);
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const edits = latencies.length;
+    const lastEdit = Date.now();
+    const deadline = lastEdit + 120_000;
+    while (arrivals.length < edits && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    if (arrivals.length < edits) throw new Error(`only ${arrivals.length} of ${edits} webhooks arrived`);
+    const drainMs = Date.now() - lastEdit;
+    const sortedEdits = [...latencies].sort((a, b) => a - b);
+    const sorted = [...arrivals].sort((a, b) => a - b);
+    return {
+      database: kind,
+      editors: EDITORS,
+      edits,
+      editsPerSecond: Math.round(edits / seconds),
+      edit: { p50: Math.round(percentile(sortedEdits, 50)), p99: Math.round(percentile(sortedEdits, 99)) },
+      webhook: {
+        deliveries: sorted.length,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        max: sorted.at(-1)!,
+        drainMs,
+      },
+    };
+  } finally {
+    service.kill('SIGTERM');
+    await new Promise((resolve) => service.once('exit', resolve));
+    receiver.close();
+    await database.drop();
+  }
+}

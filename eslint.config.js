@@ -14,6 +14,7 @@ export default tseslint.config(
       'test/typed-client/**',
       // The team's reference program, kept byte for byte as ../shared/bench has it.
       'bench/anchor-fastify-sqlite.mjs',
+      'bench/anchor-fastify-pg.mjs',
     ],
   },
   js.configs.recommended,

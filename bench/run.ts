@@ -746,6 +746,7 @@ async function main() {
           `| edit latency p50 / p99 | ${writePath.map((w) => `${w.edit.p50} / ${w.edit.p99} ms`).join(' | ')} |`,
           `| event → webhook arrival p50 / p99 / max | ${writePath.map((w) => `${w.webhook.p50} / ${w.webhook.p99} / ${w.webhook.max} ms`).join(' | ')} |`,
           `| deliveries caught up after the last edit | ${writePath.map((w) => `${w.webhook.drainMs} ms`).join(' | ')} |`,
+          `| warm-up (one edit per editor at once): slowest delivery | ${writePath.map((w) => `${w.warmUpMs} ms`).join(' | ')} |`,
           '',
         ]),
     ...notes.map((n) => `- ${n}`),

@@ -56,6 +56,7 @@ export async function restoreBackup(deps: RestoreDeps, file: string): Promise<Re
   reading.catch(() => undefined);
 
   const sqlitePath = database.kind === 'sqlite' ? path.resolve(database.path) : null;
+  if (sqlitePath !== null) await fs.mkdir(path.dirname(sqlitePath), { recursive: true });
   const staging = await fs.mkdtemp(
     path.join(sqlitePath === null ? os.tmpdir() : path.dirname(sqlitePath), '.appmeta-restore-'),
   );

@@ -154,7 +154,7 @@ export async function writeBackup(deps: BackupDeps, out: string): Promise<Backup
     await written;
     await fs.rename(partial, target);
     const bytes = (await fs.stat(target)).size;
-    progress(`media files: ${files.length}; wrote ${bytes} bytes to ${target}`);
+    progress(`media files: ${files.length}`);
     return {
       file: target,
       bytes,

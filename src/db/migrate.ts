@@ -23,6 +23,7 @@ import * as productLinks from './migrations/2026_11_28_0020_product_links.js';
 import * as marketingItems from './migrations/2026_11_28_0021_marketing_items.js';
 import * as appDetails from './migrations/2026_11_28_0022_app_details.js';
 import * as schedules from './migrations/2026_11_28_0023_schedules.js';
+import * as queueIndexes from './migrations/2026_11_28_0024_queue_indexes.js';
 
 /** Every migration, in order. Imported statically so that the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_28_0021_marketing_items': marketingItems,
   '2026_11_28_0022_app_details': appDetails,
   '2026_11_28_0023_schedules': schedules,
+  '2026_11_28_0024_queue_indexes': queueIndexes,
 };
 
 /**

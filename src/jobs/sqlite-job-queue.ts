@@ -25,19 +25,28 @@ export function createSqliteJobQueue(db: Executor): JobQueue {
   // One loop serves every kind: any wake wakes it.
   const wakeSoon = createWaker(() => wakeUp?.());
 
-  /** Claims the next due job whose kind has a free slot, or answers undefined. */
+  /**
+   * Claims the next due job whose kind has a free slot, or answers undefined. Each kind is looked
+   * up by itself (jobs_name_run_at_idx): one query for all would read every due job of a kind
+   * whose workers are busy before reaching another kind's.
+   */
   async function claim() {
     const now = isoIn();
-    const full = (Object.keys(JOBS) as JobName[]).filter(
-      (name) => (runningOf[name] ?? 0) >= JOBS[name].concurrency,
-    );
-    let next = db
-      .selectFrom('jobs')
-      .selectAll()
-      .where('run_at', '<=', now)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]));
-    if (full.length > 0) next = next.where('name', 'not in', full);
-    const job = await next.orderBy('run_at').orderBy('id').limit(1).executeTakeFirst();
+    let job;
+    for (const name of Object.keys(JOBS) as JobName[]) {
+      if ((runningOf[name] ?? 0) >= JOBS[name].concurrency) continue;
+      const candidate = await db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('name', '=', name)
+        .where('run_at', '<=', now)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+        .orderBy('run_at')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst();
+      if (candidate !== undefined && (job === undefined || candidate.run_at < job.run_at)) job = candidate;
+    }
     if (job === undefined) return undefined;
     const name = job.name as JobName;
     // One loop claims: between this read and this write nothing else takes the job. The lock

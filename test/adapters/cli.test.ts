@@ -48,6 +48,7 @@ beforeAll(async () => {
       '2026_11_28_0021_marketing_items',
       '2026_11_28_0022_app_details',
       '2026_11_28_0023_schedules',
+      '2026_11_28_0024_queue_indexes',
     ],
   });
   h = await startHarness({ database });

@@ -35,7 +35,7 @@ export function backupCommands(program: Command, output: () => Output): void {
       emit(output(), summary, [
         `Backed up the ${summary.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'} database` +
           `${summary.rows === null ? '' : ` (${plural(summary.rows, 'row')})`} and ${plural(summary.blobs, 'media file')} ` +
-          `to ${summary.file} (${summary.bytes} bytes).`,
+          `to ${options.out}.`,
         'Keep APPMETA_SECRET_KEY (or data/secret.key) too, apart from the archive: stored credentials stay sealed under it.',
       ]);
     });

@@ -1,4 +1,4 @@
-import type { Updateable } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../../db/tables.js';
@@ -90,7 +90,8 @@ export async function sendingNow(
     .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
     .select('d.webhook_id')
     .where('w.organization_id', '=', organizationId)
-    .where('d.status', '=', 'sending')
+    // Word for word the condition of webhook_deliveries_sending_idx, so that the index is used.
+    .where(sql<boolean>`d.status = 'sending'`)
     .where('d.updated_at', '>=', since)
     .execute();
   return { organization: rows.length, endpoint: rows.filter((r) => r.webhook_id === webhookId).length };

@@ -95,3 +95,36 @@ describe.each(adapters)('%s', (_name, make) => {
     }
   });
 });
+
+describe('isEmpty (a restore goes only into an empty store)', () => {
+  it('says whether a store holds any file, spooled uploads and emptied folders aside', async () => {
+    const own = await fs.mkdtemp(path.join(os.tmpdir(), 'appmeta-blobs-empty-'));
+    const stores = [
+      createBlobStore({ kind: 'file', path: path.join(own, 'not-yet-made') }),
+      createBlobStore({
+        kind: 's3',
+        bucket: s3.bucket,
+        prefix: `empty-${randomBytes(4).toString('hex')}/`,
+        endpoint: s3.endpoint,
+        region: 'us-east-1',
+      }),
+    ];
+    try {
+      for (const store of stores) {
+        expect(await store.isEmpty(), store.description).toBe(true);
+        await fs.mkdir(store.spoolDirectory, { recursive: true });
+        const spooled = path.join(store.spoolDirectory, `${randomBytes(8).toString('hex')}.upload`);
+        await fs.writeFile(spooled, 'on its way');
+        expect(await store.isEmpty(), store.description).toBe(true);
+        const key = `files/ab/${randomBytes(16).toString('hex')}`;
+        await store.put(key, spooled, 'image/png');
+        expect(await store.isEmpty(), store.description).toBe(false);
+        await store.delete(key);
+        expect(await store.isEmpty(), store.description).toBe(true);
+      }
+    } finally {
+      for (const store of stores) await store.close();
+      await fs.rm(own, { recursive: true, force: true });
+    }
+  });
+});

@@ -47,14 +47,6 @@ export async function restoreBackup(deps: RestoreDeps, file: string): Promise<Re
   const progress = deps.progress ?? (() => undefined);
   const { database, blobs } = deps;
   if (!existsSync(file)) throw new BackupError(`no backup at ${path.resolve(file)}`);
-  const extract = tar().extract();
-  const gunzip = zlib.createGunzip();
-  // Marked as the streams fail (their listeners run before the loop below sees the error).
-  let unreadable: Error | null = null;
-  for (const stream of [gunzip, extract]) stream.on('error', (error: Error) => void (unreadable ??= error));
-  const reading = pipeline(createReadStream(file), gunzip, extract);
-  reading.catch(() => undefined);
-
   const sqlitePath = database.kind === 'sqlite' ? path.resolve(database.path) : null;
   if (sqlitePath !== null) await fs.mkdir(path.dirname(sqlitePath), { recursive: true });
   const staging = await fs.mkdtemp(
@@ -63,6 +55,7 @@ export async function restoreBackup(deps: RestoreDeps, file: string): Promise<Re
   let manifest: Manifest | null = null;
   let db: Db | null = null;
   const stagedTables = new Map<string, string>();
+  let blobsByKey: Map<string, Manifest['blobs'][number]> | null = null;
   let restoredBlobs = 0;
   let migrated = 0;
 
@@ -87,19 +80,28 @@ export async function restoreBackup(deps: RestoreDeps, file: string): Promise<Re
     }
     migrated = (await migrateToLatest(db)).results?.length ?? 0;
     // The job queue's own table (pg-boss), once the queue has made its schema.
-    const queueTables = [...stagedTables.keys()].filter((table) => table.includes('.'));
-    if (queueTables.length > 0) {
-      const queue = deps.queueOf(db);
-      try {
+    const queue = deps.queueOf(db);
+    try {
+      const storage = queue.storage?.table;
+      const staged = storage === undefined ? undefined : stagedTables.get(storage);
+      if (staged !== undefined) {
         await queue.prepare();
-        for (const table of queueTables)
-          await eachBatch(stagedTables.get(table)!, (lines) => loadRows(db!.kysely, table, lines));
-      } finally {
-        await queue.close();
+        await eachBatch(staged, (lines) => loadRows(db!.kysely, storage!, lines));
       }
+    } finally {
+      await queue.close();
     }
     progress(`database restored (${manifest!.dialect}, ${manifest!.migrations.length} migrations)`);
   };
+
+  const extract = tar().extract();
+  const gunzip = zlib.createGunzip();
+  // Marked as the streams fail (their listeners run before the loop below sees the error). Made
+  // just before the loop reads it: streamx's iterator, made after the stream failed, never settles.
+  let unreadable: Error | null = null;
+  for (const stream of [gunzip, extract]) stream.on('error', (error: Error) => void (unreadable ??= error));
+  const reading = pipeline(createReadStream(file), gunzip, extract);
+  reading.catch(() => undefined);
 
   try {
     for await (const entry of extract) {
@@ -120,7 +122,8 @@ export async function restoreBackup(deps: RestoreDeps, file: string): Promise<Re
       } else if (name.startsWith('blobs/')) {
         await loadDatabase();
         const key = name.slice('blobs/'.length);
-        const blob = manifest.blobs.find((candidate) => candidate.key === key);
+        blobsByKey ??= new Map(manifest.blobs.map((listed) => [listed.key, listed]));
+        const blob = blobsByKey.get(key);
         if (blob === undefined)
           throw new BackupError(`the archive holds ${name}, which its manifest does not list`);
         await fs.mkdir(blobs.spoolDirectory, { recursive: true });

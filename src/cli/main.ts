@@ -112,6 +112,14 @@ export function buildCli(): Command {
 export async function main(argv: string[]): Promise<void> {
   const program = buildCli();
   const json = argv.includes('--json');
+  // Node exits with 0 when nothing is left to wait for, even while a command still awaits a
+  // promise that can no longer settle: such a stop is a failure, never a success.
+  let finished = false;
+  process.once('beforeExit', () => {
+    if (finished) return;
+    process.stderr.write('appmeta: the command stopped before it finished (internal error)\n');
+    process.exitCode = 1;
+  });
   try {
     await program.parseAsync(argv);
   } catch (error) {
@@ -142,5 +150,7 @@ export async function main(argv: string[]): Promise<void> {
     if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
     else process.stderr.write(`appmeta: ${message}\n`);
     process.exitCode = exitCode;
+  } finally {
+    finished = true;
   }
 }

@@ -7,14 +7,21 @@ import type { Logger } from 'pino';
 import type { Executor } from '../db/database.js';
 import type { Metrics } from '../metrics/index.js';
 
-/** Every kind of job, with how many run at once on one instance and how long one may run. */
+/**
+ * Every kind of job, with how many run at once on one instance, how many a pg-boss worker fetches
+ * at a time (the SQLite queue claims every free slot at once anyway), and how long one may run.
+ */
 export const JOBS = {
   /** A background sync or push; its own lease (design.md §11) recovers it, never a retry. */
-  'operation.run': { concurrency: 4, expireSeconds: 6 * 3600, retries: 0 },
-  /** One attempt of a webhook delivery; the retry schedule is the delivery's own. */
-  'webhook.deliver': { concurrency: 8, expireSeconds: 60, retries: 2 },
+  'operation.run': { concurrency: 4, batch: 1, expireSeconds: 6 * 3600, retries: 0 },
+  /**
+   * One attempt of a webhook delivery; the retry schedule is the delivery's own. 16 at once: an
+   * attempt mostly waits for its endpoint, and with 8 the deliveries fell further behind 50
+   * editors who never pause (BENCHMARKS.md, #50).
+   */
+  'webhook.deliver': { concurrency: 16, batch: 4, expireSeconds: 60, retries: 2 },
   /** A drift check of one project (read-only). */
-  'drift.check': { concurrency: 2, expireSeconds: 600, retries: 0 },
+  'drift.check': { concurrency: 2, batch: 1, expireSeconds: 600, retries: 0 },
 } as const;
 
 export type JobName = keyof typeof JOBS;

@@ -50,7 +50,7 @@ const unawaitedStatements = (() => {
 
 export function createPgBossJobQueue(databaseUrl: string): JobQueue {
   let log: Logger | null = null;
-  // Our own pool rather than pg-boss's: its 14 workers share 4 connections, so fetches wait in the
+  // Our own pool rather than pg-boss's: its 10 workers share 4 connections, so fetches wait in the
   // pool's queue, and pg-pool's end() drops waiting requests without settling them. Workers caught
   // in such a fetch never stop and pg-boss's stop loop kept the process alive for ever. So closing
   // waits until nothing is under way (`busy`), then ends the pool, and fails what still waits.
@@ -130,6 +130,25 @@ export function createPgBossJobQueue(databaseUrl: string): JobQueue {
       }
     })());
 
+  /**
+   * Runs one job of a fetched batch. A job that throws is failed by itself (pg-boss retries it
+   * as its queue says); pg-boss then completes the batch, which changes only the jobs still active.
+   */
+  async function runOne(
+    name: JobName,
+    job: PgBoss.JobWithMetadata<Record<string, string>>,
+    handlers: JobHandlers,
+    logger: Logger,
+    metrics: Metrics | undefined,
+  ) {
+    try {
+      await observed(metrics, name, job.startAfter.getTime(), () => handlers[name](job.data));
+    } catch (error) {
+      logger.error({ err: error, job: name, jobId: job.id }, 'job failed');
+      await boss.fail(name, job.id, { message: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
   return {
     kind: 'pg-boss',
     storage: { table: 'pgboss.job', where: "state < 'completed'" },
@@ -157,22 +176,22 @@ export function createPgBossJobQueue(databaseUrl: string): JobQueue {
       log = logger;
       await ready();
       for (const name of JOB_NAMES) {
-        for (let i = 0; i < JOBS[name].concurrency; i += 1) {
+        const { concurrency, batch } = JOBS[name];
+        // Each worker fetches and completes `batch` jobs at a time: two statements of the queue
+        // for the lot, where a job each cost them as much as the job itself (webhook deliveries).
+        for (let i = 0; i < Math.ceil(concurrency / batch); i += 1) {
           let workerId = '';
           workerId = await boss.work<Record<string, string>>(
             name,
-            { batchSize: 1, pollingIntervalSeconds: POLL_SECONDS, includeMetadata: true },
-            async ([job]) => {
+            { batchSize: batch, pollingIntervalSeconds: POLL_SECONDS, includeMetadata: true },
+            async (jobs) => {
               try {
                 await tracked(() =>
-                  observed(metrics, name, job!.startAfter.getTime(), () => handlers[name](job!.data)),
+                  Promise.all(jobs.map((job) => runOne(name, job, handlers, logger, metrics))),
                 );
-              } catch (error) {
-                logger.error({ err: error, job: name, jobId: job!.id }, 'job failed');
-                throw error;
               } finally {
                 // pg-boss waits a polling interval after every fetch, found or not: a worker that
-                // just ran a job looks for the next at once instead (else 2 jobs/s per worker).
+                // just ran its jobs looks for the next at once instead (else 2 fetches/s per worker).
                 boss.notifyWorker(workerId);
               }
             },

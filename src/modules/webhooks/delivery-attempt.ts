@@ -81,12 +81,14 @@ export function createDeliveryAttempt(deps: DeliveryAttemptDeps) {
   }
 
   return async function attempt(deliveryId: string): Promise<void> {
-    const row = await repo.deliveryForAttempt(db, deliveryId);
-    if (row === undefined || row.status === 'succeeded' || row.status === 'failed') return;
-    // Fair shares of the workers: over its organization's or endpoint's limit, the delivery
-    // frees its worker for another organization's and comes back shortly (with jitter).
+    // Read, counted and claimed in one transaction: under load every transaction waits its turn
+    // for the connection behind the requests', and a delivery should cost less than its edit.
     const since = new Date(clock.now().getTime() - STALE_SENDING_MS).toISOString();
     const claimed = await db.transaction().execute(async (trx) => {
+      const row = await repo.deliveryForAttempt(trx, deliveryId);
+      if (row === undefined || row.status === 'succeeded' || row.status === 'failed') return null;
+      // Fair shares of the workers: over its organization's or endpoint's limit, the delivery
+      // frees its worker for another organization's and comes back shortly (with jitter).
       await repo.lockEndpoints(trx, row.organization_id);
       const sending = await repo.sendingNow(trx, row.organization_id, row.webhook_id, since);
       if (sending.organization >= ORGANIZATION_SENDING_MAX || sending.endpoint >= ENDPOINT_SENDING_MAX) {
@@ -94,10 +96,11 @@ export function createDeliveryAttempt(deps: DeliveryAttemptDeps) {
         await queue.enqueue(trx, 'webhook.deliver', { deliveryId: row.id }, { delayMs });
         return 'deferred';
       }
-      return claim(trx, row.id, row.updated_at);
+      return (await claim(trx, row.id, row.updated_at)) ? row : null;
     });
     if (claimed === 'deferred') metrics.webhookAttempt('deferred', 0);
-    if (claimed !== true) return;
+    if (claimed === null || claimed === 'deferred') return;
+    const row = claimed;
     const now = clock.now();
     const attempts = JSON.parse(row.attempts) as unknown[];
     let attempt;
@@ -135,20 +138,26 @@ export function createDeliveryAttempt(deps: DeliveryAttemptDeps) {
       succeeded ? 'delivered' : retry ? 'retrying' : 'failed',
       attempt.durationMs / 1000,
     );
+    const recorded = {
+      status: succeeded ? 'succeeded' : retry ? 'pending' : 'failed',
+      attempt_count: count,
+      attempts: JSON.stringify([...attempts, attempt].slice(-50)),
+      next_attempt_at: retry ? new Date(at.getTime() + delayMs).toISOString() : null,
+      updated_at: at.toISOString(),
+    } as const;
+    // The common case, a delivery that succeeded to an endpoint that was not failing, is one
+    // statement; a transaction only where more must change with it. (A disabled endpoint's
+    // attempt never succeeds.)
+    if (succeeded && row.failing_since === null) {
+      await repo.updateDelivery(db, row.id, recorded);
+      return;
+    }
     await db.transaction().execute(async (trx) => {
-      await repo.updateDelivery(trx, row.id, {
-        status: succeeded ? 'succeeded' : retry ? 'pending' : 'failed',
-        attempt_count: count,
-        attempts: JSON.stringify([...attempts, attempt].slice(-50)),
-        next_attempt_at: retry ? new Date(at.getTime() + delayMs).toISOString() : null,
-        updated_at: at.toISOString(),
-      });
+      await repo.updateDelivery(trx, row.id, recorded);
       if (retry) await queue.enqueue(trx, 'webhook.deliver', { deliveryId: row.id }, { delayMs });
       if (Number(row.enabled) !== 1) return;
       if (succeeded) {
-        if (row.failing_since !== null) {
-          await repo.updateWebhook(trx, row.webhook_id, { failing_since: null });
-        }
+        await repo.updateWebhook(trx, row.webhook_id, { failing_since: null });
         return;
       }
       const since = row.failing_since ?? at.toISOString();

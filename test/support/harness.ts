@@ -157,6 +157,7 @@ export async function startHarness(
     ...(options.lockWaitMs !== undefined && { lockWaitMs: options.lockWaitMs }),
   });
   await app.ready();
+  if (testRedisUrl() !== null) await untilCounting(rateLimiter);
   const worker = options.worker === true ? await startWorker(services, logger) : null;
 
   const client = (apiKey?: string, extraHeaders: Record<string, string> = {}): Client => {
@@ -281,4 +282,18 @@ export async function startHarness(
       captured?.assertNoSecrets();
     },
   };
+}
+
+/**
+ * The limiter serves uncounted while Redis connects (it fails open), so a test's first requests
+ * could go uncounted: the harness starts once a take reaches Redis.
+ */
+async function untilCounting(rateLimiter: RateLimiter): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const errors = rateLimiter.metrics.storeErrors;
+    await rateLimiter.take('harness:connected', Number.MAX_SAFE_INTEGER);
+    if (rateLimiter.metrics.storeErrors === errors) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the rate-limit store (Redis) never answered');
 }

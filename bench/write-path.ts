@@ -131,7 +131,6 @@ export async function runWritePath(kind: 'sqlite' | 'postgres', tools: BenchTool
     while (arrivals.length < EDITORS && Date.now() < warmUpDeadline)
       await new Promise((r) => setTimeout(r, 20));
     const warmUpMs = arrivals.length === 0 ? 0 : Math.max(...arrivals);
-    arrivals.length = 0;
 
     /** Every editor edits for SECONDS, as fast as answered, or each at its share of `rate`. */
     const load = async (rate: number | null): Promise<WritePathLoad> => {

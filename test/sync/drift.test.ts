@@ -175,4 +175,34 @@ describe('a webhook that keeps failing', () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
+
+  it('is failing no longer once a delivery succeeds', async () => {
+    let answer = 500;
+    const server = http.createServer((_request, response) => response.writeHead(answer).end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/flaky`;
+      const created = await org.admin.api.post('/api/v1/organization/webhooks', { url });
+      const id = created.body.data.webhook.id as string;
+      const webhook = async () =>
+        (await org.admin.api.get(`/api/v1/organization/webhooks/${id}`)).body.data.webhook;
+      const settled = (deliveryId: string, status: string) =>
+        until(`delivery ${deliveryId} ${status}`, async () => {
+          const list = (await org.admin.api.get(`/api/v1/organization/webhooks/${id}/deliveries`)).body.data
+            .deliveries as { id: string; status: string }[];
+          return list.some((d) => d.id === deliveryId && d.status === status) ? true : undefined;
+        });
+      const failed = await org.admin.api.post(`/api/v1/organization/webhooks/${id}/test`);
+      await settled(failed.body.data.delivery.id, 'failed');
+      expect(await webhook()).toMatchObject({ failingSince: clock.now().toISOString() });
+
+      answer = 204;
+      const delivered = await org.admin.api.post(`/api/v1/organization/webhooks/${id}/test`);
+      await settled(delivered.body.data.delivery.id, 'succeeded');
+      expect(await webhook()).toMatchObject({ enabled: true, failingSince: null });
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 });
